@@ -1,0 +1,74 @@
+// Shared vocabulary of the policy core: outcomes, request traits, stop reasons and decisions.
+
+/** What one attempt ended with, as a driver observed it (real socket or simulated message). */
+export type Outcome =
+  | {
+      kind: 'response';
+      status: number;
+      /** Raw `Retry-After` header value, if any (parsed by the policy, never by drivers). */
+      retryAfter?: string | null | undefined;
+      /** Raw `grpc-retry-pushback-ms` header value, if any. */
+      pushbackMs?: string | null | undefined;
+    }
+  /** The connection could not be established: the server never saw the request. */
+  | { kind: 'connect-failure' }
+  /** The connection was reset before any response byte arrived. */
+  | { kind: 'reset' }
+  /** The per-try timeout fired before a response arrived. */
+  | { kind: 'timeout' }
+  /** The caller (user code, or the user who gave up) aborted the call. */
+  | { kind: 'aborted' }
+  /** A local limit refused to send the attempt (e.g. a breaker or a local concurrency limit). */
+  | { kind: 'shed-locally' };
+
+export type OutcomeKind = Outcome['kind'];
+
+/** What the policy needs to know about one logical call. */
+export interface RequestTraits {
+  /** HTTP method; GET/HEAD/OPTIONS/TRACE/PUT/DELETE are idempotent by RFC 9110. Default 'GET'. */
+  method?: string | undefined;
+  /** Overrides the method's idempotency. */
+  idempotent?: boolean | undefined;
+  /** The request carries an idempotency key, so the server can deduplicate a replay. */
+  hasIdempotencyKey?: boolean | undefined;
+  /** False for a body that can be read only once (a stream): such a call is sent once. Default true. */
+  bodyReplayable?: boolean | undefined;
+  /** Absolute deadline (ms on the same clock as `now`), e.g. inherited from the inbound request. */
+  deadlineMs?: number | null | undefined;
+  /** Key of the upstream (origin); each key gets its own budget. Default ''. */
+  upstream?: string | undefined;
+  /** Per-call override: at most this many attempts (can only lower the policy's value). */
+  maxAttempts?: number | undefined;
+}
+
+/**
+ * Why a call ended. Every started call ends in exactly one of these.
+ * - succeeded: a successful (status < 400) response.
+ * - not-retryable: the outcome does not match `retryOn` (e.g. 404), or the policy never retries it.
+ * - unsafe-to-retry: the outcome matches `retryOn` but retrying could repeat a side effect
+ *   (non-idempotent request without an idempotency key on 500/timeout).
+ * - body-not-replayable: retryable, but the request body cannot be sent twice.
+ * - attempts-exhausted: `maxAttempts` attempts were made.
+ * - budget-exhausted: the retry budget denied the retry.
+ * - server-pushback: the server said not to retry (negative or malformed grpc-retry-pushback-ms).
+ * - deadline-would-pass: waiting for the next attempt would reach the deadline.
+ * - deadline-exceeded: no time was left to start an attempt.
+ * - aborted: the caller aborted.
+ */
+export const STOP_REASONS = [
+  'succeeded',
+  'not-retryable',
+  'unsafe-to-retry',
+  'body-not-replayable',
+  'attempts-exhausted',
+  'budget-exhausted',
+  'server-pushback',
+  'deadline-would-pass',
+  'deadline-exceeded',
+  'aborted',
+] as const;
+
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** The policy's answer after an attempt: wait and try again, or stop. */
+export type Decision = { retryAfterMs: number } | { stop: StopReason };

@@ -1,0 +1,11 @@
+// Test runner configuration: unit, property and integration tests live beside the code (src/**/*.test.ts) and in test/.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
