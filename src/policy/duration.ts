@@ -1,6 +1,6 @@
 // Durations in public config: a number of milliseconds, or a string such as "800ms", "2s", "1.5m".
 
-import { type ConfigIssue, ConfigError } from './config-error.js';
+import { ConfigError, type ConfigIssue } from './config-error.js';
 
 /** A duration as users write it: milliseconds as a number, or a string with a unit (us, ms, s, m, h). */
 export type Duration = number | string;

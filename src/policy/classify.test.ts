@@ -1,0 +1,173 @@
+// Tests for outcome classification: retry conditions, replay safety (semantics.md §7) and budget effects.
+import { describe, expect, it } from 'vitest';
+import { classifyOutcome, compileRetryOn, isIdempotentMethod, type RetryOnSet } from './classify.js';
+import type { ConfigIssue } from './config-error.js';
+import type { Outcome } from './types.js';
+
+function compile(conditions: unknown): RetryOnSet {
+  const issues: ConfigIssue[] = [];
+  const set = compileRetryOn(conditions, 'retryOn', issues);
+  expect(issues).toEqual([]);
+  return set;
+}
+
+const seedFix = compile(['timeout', 429, 502, 503, 504, 'connect-failure', 'reset']);
+const safe = { replaySafe: true };
+const unsafe = { replaySafe: false };
+const status = (s: number): Outcome => ({ kind: 'response', status: s });
+
+describe('classifyOutcome', () => {
+  // semantics.md §7: retry safety by condition.
+  it.each([
+    ['connect failure', { kind: 'connect-failure' } as Outcome, unsafe, true],
+    ['reset before any response', { kind: 'reset' } as Outcome, unsafe, true],
+    ['503', status(503), unsafe, true],
+    ['504', status(504), unsafe, true],
+    ['502', status(502), unsafe, true],
+    ['429', status(429), unsafe, true],
+    ['timeout of an idempotent request', { kind: 'timeout' } as Outcome, safe, true],
+    ['timeout of a non-idempotent request', { kind: 'timeout' } as Outcome, unsafe, false],
+  ])('retries %s: %s', (_name, outcome, safety, retryable) => {
+    expect(classifyOutcome(outcome, seedFix, safety).retryable).toBe(retryable);
+  });
+
+  it('retries a 500 only when the request is replay-safe', () => {
+    const withFiveHundred = compile([500]);
+    expect(classifyOutcome(status(500), withFiveHundred, safe)).toEqual({
+      retryable: true,
+      reason: 'retryable',
+      budget: 'failure',
+    });
+    expect(classifyOutcome(status(500), withFiveHundred, unsafe)).toEqual({
+      retryable: false,
+      reason: 'unsafe',
+      budget: 'failure',
+    });
+  });
+
+  it('treats 501 and 599 like 500 (unsafe without replay safety) but 502 to 504 as safe', () => {
+    const all = compile(['5xx']);
+    expect(classifyOutcome(status(501), all, unsafe).reason).toBe('unsafe');
+    expect(classifyOutcome(status(599), all, unsafe).reason).toBe('unsafe');
+    for (const s of [502, 503, 504]) expect(classifyOutcome(status(s), all, unsafe).retryable).toBe(true);
+  });
+
+  it('does not retry a 4xx other than those listed, and counts it as a budget success', () => {
+    expect(classifyOutcome(status(404), seedFix, safe)).toEqual({
+      retryable: false,
+      reason: 'not-in-retry-on',
+      budget: 'success',
+    });
+    expect(classifyOutcome(status(400), seedFix, safe).budget).toBe('success');
+    expect(classifyOutcome(status(499), seedFix, safe).budget).toBe('success');
+  });
+
+  it('leaves the budget alone for an unlisted 5xx, 429 or transport failure', () => {
+    const onlyTimeout = compile(['timeout']);
+    expect(classifyOutcome(status(500), onlyTimeout, safe)).toEqual({
+      retryable: false,
+      reason: 'not-in-retry-on',
+      budget: 'none',
+    });
+    expect(classifyOutcome(status(429), onlyTimeout, safe).budget).toBe('none');
+    expect(classifyOutcome({ kind: 'reset' }, onlyTimeout, safe).budget).toBe('none');
+    expect(classifyOutcome({ kind: 'connect-failure' }, onlyTimeout, safe).budget).toBe('none');
+    expect(classifyOutcome({ kind: 'timeout' }, compile([503]), safe).retryable).toBe(false);
+  });
+
+  it('counts every status below 400 as success', () => {
+    for (const s of [200, 204, 304, 399]) {
+      expect(classifyOutcome(status(s), seedFix, unsafe)).toEqual({
+        retryable: false,
+        reason: 'success',
+        budget: 'success',
+      });
+    }
+  });
+
+  it('never retries an aborted call or a locally shed attempt, and charges nothing', () => {
+    expect(classifyOutcome({ kind: 'aborted' }, seedFix, safe)).toEqual({
+      retryable: false,
+      reason: 'aborted',
+      budget: 'none',
+    });
+    expect(classifyOutcome({ kind: 'shed-locally' }, seedFix, safe)).toEqual({
+      retryable: false,
+      reason: 'shed-locally',
+      budget: 'none',
+    });
+  });
+});
+
+describe('compileRetryOn', () => {
+  it("expands Envoy's 5xx to every 5xx status, resets and connect failures", () => {
+    const set = compile(['5xx']);
+    expect(set.statuses.has(500)).toBe(true);
+    expect(set.statuses.has(599)).toBe(true);
+    expect(set.statuses.has(499)).toBe(false);
+    expect(set.statuses.has(600)).toBe(false);
+    expect(set.reset).toBe(true);
+    expect(set.connectFailure).toBe(true);
+    expect(set.timeout).toBe(false);
+  });
+
+  it('expands gateway-error to 502, 503, 504 and retriable-4xx to 409', () => {
+    expect([...compile(['gateway-error']).statuses].sort()).toEqual([502, 503, 504]);
+    expect([...compile(['retriable-4xx']).statuses]).toEqual([409]);
+  });
+
+  it('expands 4xx to 400 through 499', () => {
+    const set = compile(['4xx']);
+    expect(set.statuses.size).toBe(100);
+    expect(set.statuses.has(400)).toBe(true);
+    expect(set.statuses.has(499)).toBe(true);
+    expect(set.reset).toBe(false);
+  });
+
+  it('sets each transport flag only for its own name', () => {
+    expect(compile(['timeout'])).toMatchObject({ timeout: true, reset: false, connectFailure: false });
+    expect(compile(['reset'])).toMatchObject({ timeout: false, reset: true, connectFailure: false });
+    expect(compile(['connect-failure'])).toMatchObject({ timeout: false, reset: false, connectFailure: true });
+  });
+
+  it('accepts status codes as numbers or three-digit strings', () => {
+    expect([...compile([503, '429']).statuses]).toEqual([503, 429]);
+    expect(compile([503, '429']).conditions).toEqual([503, 429]);
+  });
+
+  it('names the path of an unknown condition, an impossible status and a non-list', () => {
+    const issues: ConfigIssue[] = [];
+    compileRetryOn(['timeout', 'fivexx', 200, 600, 503.5], 'calls.a.retryOn', issues);
+    expect(issues.map((i) => i.path)).toEqual([
+      'calls.a.retryOn.1',
+      'calls.a.retryOn.2',
+      'calls.a.retryOn.3',
+      'calls.a.retryOn.4',
+    ]);
+    expect(issues[0]?.message).toContain('unknown retry condition "fivexx"');
+    expect(issues[1]?.message).toContain('400 to 599');
+    const more: ConfigIssue[] = [];
+    compileRetryOn('5xx', 'retryOn', more);
+    expect(more).toEqual([{ path: 'retryOn', message: 'must be a list of retry conditions or status codes' }]);
+  });
+
+  it('accepts the boundary statuses 400 and 599', () => {
+    expect([...compile([400, 599]).statuses]).toEqual([400, 599]);
+  });
+});
+
+describe('isIdempotentMethod', () => {
+  it.each([
+    ['GET', true],
+    ['head', true],
+    ['OPTIONS', true],
+    ['TRACE', true],
+    ['PUT', true],
+    ['DELETE', true],
+    ['POST', false],
+    ['PATCH', false],
+    ['CONNECT', false],
+  ])('%s -> %s (RFC 9110 §9.2.2)', (method, expected) => {
+    expect(isIdempotentMethod(method)).toBe(expected);
+  });
+});

@@ -1,0 +1,165 @@
+// Classification of one attempt's outcome: does it match `retryOn`, is a retry safe, and what it means for the budget.
+
+import { type ConfigIssue, joinPath } from './config-error.js';
+import type { Outcome } from './types.js';
+
+/**
+ * Retry conditions, in Envoy's vocabulary where Envoy has a name for them:
+ * - `5xx`: any 5xx response, a connect failure or a reset (Envoy's `5xx` includes both);
+ * - `gateway-error`: 502, 503, 504; `reset`: reset before a response; `connect-failure`;
+ * - `retriable-4xx`: 409; `timeout`: the per-try timeout fired;
+ * - `4xx`: any 4xx (Seawall's name, for modelling naive helpers that retry every error status);
+ * - a number: that status code.
+ */
+export type RetryCondition =
+  | '5xx'
+  | 'gateway-error'
+  | 'reset'
+  | 'connect-failure'
+  | 'retriable-4xx'
+  | 'timeout'
+  | '4xx'
+  | number;
+
+export const RETRY_CONDITION_NAMES: readonly string[] = [
+  '5xx',
+  'gateway-error',
+  'reset',
+  'connect-failure',
+  'retriable-4xx',
+  'timeout',
+  '4xx',
+];
+
+/** The seed's fix: timeouts, 429, 502, 503, 504 — plus the two transport failures where the server never saw the request. */
+export const DEFAULT_RETRY_ON: readonly RetryCondition[] = ['connect-failure', 'reset', 'timeout', 429, 502, 503, 504];
+
+/** `retryOn` compiled for O(1) lookups. */
+export interface RetryOnSet {
+  readonly statuses: ReadonlySet<number>;
+  readonly timeout: boolean;
+  readonly reset: boolean;
+  readonly connectFailure: boolean;
+  readonly conditions: readonly RetryCondition[];
+}
+
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/** RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent. */
+export function isIdempotentMethod(method: string): boolean {
+  return IDEMPOTENT_METHODS.has(method.toUpperCase());
+}
+
+/** Compiles `retryOn`; unknown names and impossible codes go to `issues` under `path`. */
+export function compileRetryOn(conditions: unknown, path: string, issues: ConfigIssue[]): RetryOnSet {
+  const statuses = new Set<number>();
+  let timeout = false;
+  let reset = false;
+  let connectFailure = false;
+  const kept: RetryCondition[] = [];
+  if (!Array.isArray(conditions)) {
+    issues.push({ path, message: 'must be a list of retry conditions or status codes' });
+    return { statuses, timeout, reset, connectFailure, conditions: kept };
+  }
+  conditions.forEach((condition: unknown, index) => {
+    const where = joinPath(path, index);
+    if (typeof condition === 'number' || (typeof condition === 'string' && /^\d{3}$/.test(condition))) {
+      const status = Number(condition);
+      if (!Number.isInteger(status) || status < 400 || status > 599) {
+        issues.push({ path: where, message: `must be a status code from 400 to 599, got ${condition}` });
+        return;
+      }
+      statuses.add(status);
+      kept.push(status);
+      return;
+    }
+    switch (condition) {
+      case '5xx':
+        for (let s = 500; s <= 599; s++) statuses.add(s);
+        reset = true;
+        connectFailure = true;
+        break;
+      case '4xx':
+        for (let s = 400; s <= 499; s++) statuses.add(s);
+        break;
+      case 'gateway-error':
+        statuses.add(502).add(503).add(504);
+        break;
+      case 'retriable-4xx':
+        statuses.add(409);
+        break;
+      case 'reset':
+        reset = true;
+        break;
+      case 'connect-failure':
+        connectFailure = true;
+        break;
+      case 'timeout':
+        timeout = true;
+        break;
+      default:
+        issues.push({
+          path: where,
+          message: `unknown retry condition ${JSON.stringify(condition)}; expected a status code or one of ${RETRY_CONDITION_NAMES.join(', ')}`,
+        });
+        return;
+    }
+    kept.push(condition as RetryCondition);
+  });
+  return { statuses, timeout, reset, connectFailure, conditions: kept };
+}
+
+/** Why an outcome was classified the way it was. */
+export type ClassReason = 'success' | 'retryable' | 'not-in-retry-on' | 'unsafe' | 'aborted' | 'shed-locally';
+
+/** What the budget should learn from an outcome (gRPC A6: only retryable failures drain tokens). */
+export type BudgetEffect = 'success' | 'failure' | 'none';
+
+export interface Classification {
+  /** The call should go on (if attempts, budget and deadline allow). */
+  readonly retryable: boolean;
+  readonly reason: ClassReason;
+  readonly budget: BudgetEffect;
+}
+
+/** The request traits classification needs, resolved once per call. */
+export interface SafetyTraits {
+  /** Idempotent by method or by declaration, or the request carries an idempotency key, or unsafe retries are allowed. */
+  readonly replaySafe: boolean;
+}
+
+const SUCCESS: Classification = { retryable: false, reason: 'success', budget: 'success' };
+const RETRYABLE: Classification = { retryable: true, reason: 'retryable', budget: 'failure' };
+const UNSAFE: Classification = { retryable: false, reason: 'unsafe', budget: 'failure' };
+const HEALTHY_REFUSAL: Classification = { retryable: false, reason: 'not-in-retry-on', budget: 'success' };
+const NOT_MATCHED: Classification = { retryable: false, reason: 'not-in-retry-on', budget: 'none' };
+const ABORTED: Classification = { retryable: false, reason: 'aborted', budget: 'none' };
+const SHED_LOCALLY: Classification = { retryable: false, reason: 'shed-locally', budget: 'none' };
+
+/**
+ * Does this outcome call for another attempt? Safety follows semantics.md §7: connect failures, resets before a
+ * response, 429, 502, 503 and 504 are safe to replay; 500-class errors and timeouts only when the request is replay-safe;
+ * other 4xx only when listed explicitly. A 4xx that is not retried counts as a success for the budget (the callee is healthy).
+ */
+export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: SafetyTraits): Classification {
+  switch (outcome.kind) {
+    case 'response': {
+      const status = outcome.status;
+      if (status < 400) return SUCCESS;
+      if (!retryOn.statuses.has(status)) return status < 500 && status !== 429 ? HEALTHY_REFUSAL : NOT_MATCHED;
+      if (status >= 500 && status !== 502 && status !== 503 && status !== 504 && !safety.replaySafe) return UNSAFE;
+      return RETRYABLE;
+    }
+    case 'timeout':
+      if (!retryOn.timeout) return NOT_MATCHED;
+      return safety.replaySafe ? RETRYABLE : UNSAFE;
+    case 'reset':
+      return retryOn.reset ? RETRYABLE : NOT_MATCHED;
+    case 'connect-failure':
+      return retryOn.connectFailure ? RETRYABLE : NOT_MATCHED;
+    case 'aborted':
+      return ABORTED;
+    case 'shed-locally':
+      return SHED_LOCALLY;
+  }
+}

@@ -1,0 +1,143 @@
+// Tests for RetryPolicy config validation: defaults, errors that name the key, and warnings for risky settings.
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { RetryPolicy } from './retry.js';
+import { resolveRetryConfig, validateRetryConfig } from './retry-config.js';
+
+function paths(input: unknown, prefix = ''): string[] {
+  return validateRetryConfig(input, prefix).issues.map((i) => `${i.path}: ${i.message}`);
+}
+
+describe('validateRetryConfig', () => {
+  it('fills the documented defaults', () => {
+    const { config, issues, warnings } = validateRetryConfig({});
+    expect(issues).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({
+      maxAttempts: 3,
+      perTryTimeoutMs: Number.POSITIVE_INFINITY,
+      budget: { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 },
+      honorRetryAfter: true,
+      maxRetryAfterMs: 300_000,
+      patienceMs: null,
+      marginMs: 0,
+      propagateDeadline: true,
+      retryNonIdempotent: false,
+    });
+    expect(config?.backoff).toMatchObject({ kind: 'full-jitter', baseMs: 50, capMs: 500 });
+    expect(config?.retryOn.conditions).toEqual(['connect-failure', 'reset', 'timeout', 429, 502, 503, 504]);
+  });
+
+  it('accepts null and undefined as "all defaults"', () => {
+    expect(validateRetryConfig(undefined).config?.maxAttempts).toBe(3);
+    expect(validateRetryConfig(null).config?.maxAttempts).toBe(3);
+  });
+
+  it('parses duration strings and numbers of milliseconds', () => {
+    const { config } = validateRetryConfig({
+      perTryTimeout: '800ms',
+      deadline: { patience: '2s', margin: 100 },
+      maxRetryAfter: '1m',
+    });
+    expect(config).toMatchObject({ perTryTimeoutMs: 800, patienceMs: 2000, marginMs: 100, maxRetryAfterMs: 60_000 });
+  });
+
+  it('turns the budget off with false or null', () => {
+    expect(validateRetryConfig({ budget: false }).config?.budget).toBeNull();
+    expect(validateRetryConfig({ budget: null }).config?.budget).toBeNull();
+  });
+
+  it('names the key of every impossible setting, under the given prefix', () => {
+    expect(
+      paths(
+        {
+          maxAttempts: 0,
+          perTryTimeout: 'soon',
+          retryOn: ['sometimes'],
+          honorRetryAfter: 'yes',
+          propagateDeadline: 1,
+          retryNonIdempotent: 'no',
+          attempts: 3,
+        },
+        'calls.bff->coupon',
+      ),
+    ).toEqual([
+      'calls.bff->coupon.attempts: unknown key',
+      'calls.bff->coupon.maxAttempts: must be an integer ≥ 1',
+      'calls.bff->coupon.perTryTimeout: must be a duration like 800ms or 2s, got "soon"',
+      expect.stringContaining('calls.bff->coupon.retryOn.0: unknown retry condition'),
+      'calls.bff->coupon.honorRetryAfter: must be true or false',
+      'calls.bff->coupon.propagateDeadline: must be true or false',
+      'calls.bff->coupon.retryNonIdempotent: must be true or false',
+    ]);
+  });
+
+  it('rejects fractional, too large and zero settings', () => {
+    expect(paths({ maxAttempts: 2.5 })).toEqual(['maxAttempts: must be an integer ≥ 1']);
+    expect(paths({ maxAttempts: 101 })).toEqual(['maxAttempts: must be at most 100']);
+    expect(paths({ maxAttempts: 100 })).toEqual([]);
+    expect(paths({ perTryTimeout: 0 })).toEqual(['perTryTimeout: must be greater than 0']);
+  });
+
+  it('checks the deadline block', () => {
+    expect(paths({ deadline: '2s' })).toEqual(['deadline: must be an object with patience and margin']);
+    expect(paths({ deadline: { patience: '1s', margin: '1s' } })).toEqual([
+      'deadline.margin: must be shorter than patience',
+    ]);
+    expect(paths({ deadline: { patience: '1s', margin: '999ms' } })).toEqual([]);
+    expect(paths({ deadline: { patience: '1s', slack: 1 } })).toEqual(['deadline.slack: unknown key']);
+    expect(paths({ deadline: { patience: -1 } })).toEqual([
+      'deadline.patience: must be a finite, non-negative duration',
+    ]);
+  });
+
+  it('rejects a config that is not an object', () => {
+    expect(paths([1, 2], 'x')).toEqual(['x: must be an object']);
+    expect(paths('fast')).toEqual([': must be an object']);
+  });
+
+  it('passes nested budget and backoff problems through with their paths', () => {
+    expect(paths({ budget: { kind: 'token-bucket', maxTokens: 0, tokenRatio: 0.1 } })[0]).toMatch(
+      /^budget\.maxTokens: /,
+    );
+    expect(paths({ backoff: { kind: 'bouncy' } })[0]).toMatch(/^backoff/);
+  });
+});
+
+describe('warnings for dangerous settings', () => {
+  it('warns when perTryTimeout × maxAttempts exceeds the patience', () => {
+    const { warnings } = validateRetryConfig({ maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s' } });
+    expect(warnings.map((w) => w.path)).toEqual(['perTryTimeout']);
+    expect(warnings[0]?.message).toContain('2400 ms');
+    const fits = validateRetryConfig({ maxAttempts: 2, perTryTimeout: '1s', deadline: { patience: '2s' } });
+    expect(fits.warnings).toEqual([]);
+  });
+
+  it('warns above five attempts, as gRPC caps there', () => {
+    expect(validateRetryConfig({ maxAttempts: 6 }).warnings.map((w) => w.path)).toEqual(['maxAttempts']);
+    expect(validateRetryConfig({ maxAttempts: 5 }).warnings).toEqual([]);
+  });
+
+  it('warns when non-idempotent requests would be retried on timeout, not otherwise', () => {
+    expect(validateRetryConfig({ retryNonIdempotent: true }).warnings.map((w) => w.path)).toEqual([
+      'retryNonIdempotent',
+    ]);
+    expect(validateRetryConfig({ retryNonIdempotent: true, retryOn: [503] }).warnings).toEqual([]);
+  });
+});
+
+describe('resolveRetryConfig and the RetryPolicy constructor', () => {
+  it('throw a ConfigError listing every issue', () => {
+    expect(() => resolveRetryConfig({ maxAttempts: 0, perTryTimeout: 'x' })).toThrow(ConfigError);
+    try {
+      new RetryPolicy({ maxAttempts: 0, perTryTimeout: 'x' });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).issues).toHaveLength(2);
+      expect((error as ConfigError).code).toBe('SEAWALL_CONFIG');
+      expect((error as Error).message).toBe(
+        'maxAttempts: must be an integer ≥ 1\nperTryTimeout: must be a duration like 800ms or 2s, got "x"',
+      );
+    }
+  });
+});

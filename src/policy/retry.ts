@@ -1,0 +1,275 @@
+// RetryPolicy and its per-call attempt state machine: start -> beginAttempt -> onOutcome -> retry after d ms | stop(reason).
+
+import { backoffDelay } from './backoff.js';
+import { createBudget, type RetryBudget } from './budget.js';
+import { classifyOutcome, isIdempotentMethod } from './classify.js';
+import type { ConfigIssue } from './config-error.js';
+import { ABSOLUTE_DEADLINE_HEADER, encodeAbsoluteDeadline, encodeGrpcTimeout } from './deadline.js';
+import { createRandom, type Random } from './random.js';
+import { parseGrpcPushback, parseRetryAfter } from './retry-after.js';
+import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
+import { RetryCounters, type RetryStats } from './retry-stats.js';
+import type { Decision, Outcome, RequestTraits, StopReason } from './types.js';
+
+/** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
+export const ATTEMPT_HEADER = 'x-seawall-attempt';
+/** Upstreams tracked with their own budget; beyond this the least recently used one is forgotten. */
+export const MAX_TRACKED_UPSTREAMS = 1024;
+
+/** What the driver needs to perform one attempt. */
+export class AttemptPlan {
+  constructor(
+    /** 1-based attempt number. */
+    readonly attempt: number,
+    /** Time allowed for this attempt: min(perTryTimeout, time left). Infinity when neither is set. */
+    readonly perTryTimeoutMs: number,
+    /** Absolute deadline of the whole call (ms, same clock as `now`), or null. */
+    readonly deadlineMs: number | null,
+    private readonly nowMs: number,
+    private readonly propagateDeadline: boolean,
+  ) {}
+
+  /** Headers to send with this attempt: the deadline in absolute and relative form, and the attempt number. */
+  get headers(): Record<string, string> {
+    const headers: Record<string, string> = { [ATTEMPT_HEADER]: String(this.attempt) };
+    if (this.propagateDeadline && this.deadlineMs !== null) {
+      headers[ABSOLUTE_DEADLINE_HEADER] = encodeAbsoluteDeadline(this.deadlineMs);
+      headers['grpc-timeout'] = encodeGrpcTimeout(Math.max(0, this.deadlineMs - this.nowMs));
+    }
+    return headers;
+  }
+}
+
+/** Seeds the default random stream from the platform's CSPRNG, so processes do not jitter in lockstep. */
+function entropySeed(): number {
+  const buffer = new Uint32Array(1);
+  globalThis.crypto.getRandomValues(buffer);
+  return buffer[0] as number;
+}
+
+export interface RetryPolicyOptions {
+  /** Source of jitter draws. Pass a seeded one for reproducible runs (the simulator does). */
+  random?: Random;
+  /** Told about risky settings at construction and on update. */
+  onWarning?(warning: ConfigIssue): void;
+}
+
+/** One retry policy per caller process and upstream service; it owns the retry budget(s). */
+export class RetryPolicy {
+  private resolved: ResolvedRetryConfig;
+  private rawConfig: RetryPolicyConfig;
+  private readonly budgets = new Map<string, RetryBudget>();
+  private readonly random: Random;
+  private readonly onWarning: ((warning: ConfigIssue) => void) | undefined;
+  /** @internal counters shared with calls */
+  readonly counters = new RetryCounters();
+  warnings: readonly ConfigIssue[];
+
+  constructor(config: RetryPolicyConfig = {}, options: RetryPolicyOptions = {}) {
+    const { config: resolved, warnings } = resolveRetryConfig(config);
+    this.resolved = resolved;
+    this.rawConfig = { ...config };
+    this.warnings = warnings;
+    this.random = options.random ?? createRandom(entropySeed());
+    this.onWarning = options.onWarning;
+    for (const warning of warnings) this.onWarning?.(warning);
+  }
+
+  /** The validated configuration in force. */
+  get config(): ResolvedRetryConfig {
+    return this.resolved;
+  }
+
+  /** Starts one logical call. */
+  start(nowMs: number, traits: RequestTraits = {}): RetryCall {
+    return new RetryCall(this, this.budgetFor(traits.upstream ?? ''), nowMs, traits);
+  }
+
+  /** The budget for an upstream (created on first use; bounded by MAX_TRACKED_UPSTREAMS). */
+  budgetFor(upstream = ''): RetryBudget {
+    let budget = this.budgets.get(upstream);
+    if (budget === undefined) {
+      if (this.budgets.size >= MAX_TRACKED_UPSTREAMS) {
+        const oldest = this.budgets.keys().next().value as string;
+        this.budgets.delete(oldest);
+      }
+      budget = createBudget(this.resolved.budget);
+      this.budgets.set(upstream, budget);
+    }
+    return budget;
+  }
+
+  /**
+   * Changes the configuration at run time (keys not given keep their value). Calls in flight see the new values at
+   * their next decision; a token bucket keeps its fill ratio (gRPC rescales tokens); other budget changes start afresh.
+   */
+  update(config: RetryPolicyConfig): void {
+    const merged = { ...this.rawConfig, ...config };
+    const { config: resolved, warnings } = resolveRetryConfig(merged);
+    const before = this.resolved.budget;
+    const after = resolved.budget;
+    if (before?.kind === 'token-bucket' && after?.kind === 'token-bucket') {
+      for (const budget of this.budgets.values()) {
+        (budget as unknown as { reconfigure(o: { maxTokens: number; tokenRatio: number }): void }).reconfigure(after);
+      }
+    } else if (JSON.stringify(before) !== JSON.stringify(after)) {
+      this.budgets.clear();
+    }
+    this.resolved = resolved;
+    this.rawConfig = merged;
+    this.warnings = warnings;
+    for (const warning of warnings) this.onWarning?.(warning);
+  }
+
+  /** Counters in Envoy's spirit; `calls === active + sum(stops)` always holds. */
+  stats(): RetryStats {
+    return this.counters.snapshot();
+  }
+
+  /** @internal one uniform draw for jitter */
+  draw(): number {
+    return this.random.next();
+  }
+}
+
+/** The attempt state machine of one logical call. Every call ends in exactly one StopReason. */
+export class RetryCall {
+  /** Absolute deadline (ms), or null when the call has none. */
+  readonly deadlineMs: number | null;
+  readonly startedMs: number;
+  /** Attempts begun so far. */
+  attempts = 0;
+  /** Set once, when the call ends. */
+  stopReason: StopReason | null = null;
+  private inAttempt = false;
+  private holdsRetrySlot = false;
+  private previousDelayMs = 0;
+  /** Retries since the backoff last restarted (a server pushback restarts it, per gRPC A6). */
+  private backoffRetry = 0;
+  /** Idempotent, carrying an idempotency key, or unsafe retries allowed: a replay cannot repeat a side effect. */
+  readonly replaySafe: boolean;
+  private readonly bodyReplayable: boolean;
+  private readonly attemptsOverride: number;
+
+  constructor(
+    private readonly policy: RetryPolicy,
+    private readonly budget: RetryBudget,
+    nowMs: number,
+    traits: RequestTraits,
+  ) {
+    const config = policy.config;
+    this.startedMs = nowMs;
+    const inherited = traits.deadlineMs ?? null;
+    const own = config.patienceMs === null ? null : nowMs + config.patienceMs - config.marginMs;
+    this.deadlineMs = inherited === null ? own : own === null ? inherited : Math.min(inherited, own);
+    const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
+    this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
+    this.bodyReplayable = traits.bodyReplayable !== false;
+    this.attemptsOverride = traits.maxAttempts ?? Number.POSITIVE_INFINITY;
+    budget.callStarted();
+    policy.counters.callStarted();
+  }
+
+  /** Attempts this call may make: the policy's value, lowered by a per-call override. */
+  get maxAttempts(): number {
+    return Math.max(1, Math.min(this.policy.config.maxAttempts, this.attemptsOverride));
+  }
+
+  /** Begins the next attempt, or stops the call when no time is left for one. */
+  beginAttempt(nowMs: number): AttemptPlan | { stop: StopReason } {
+    if (this.stopReason !== null)
+      throw new Error(`RetryCall.beginAttempt: the call already ended (${this.stopReason})`);
+    if (this.inAttempt) throw new Error('RetryCall.beginAttempt: the previous attempt has no outcome yet');
+    const deadlineMs = this.deadlineMs;
+    if (deadlineMs !== null && nowMs >= deadlineMs) return this.end('deadline-exceeded');
+    this.attempts++;
+    this.inAttempt = true;
+    this.policy.counters.attempts++;
+    const config = this.policy.config;
+    const perTryTimeoutMs =
+      deadlineMs === null ? config.perTryTimeoutMs : Math.min(config.perTryTimeoutMs, deadlineMs - nowMs);
+    return new AttemptPlan(this.attempts, perTryTimeoutMs, deadlineMs, nowMs, config.propagateDeadline);
+  }
+
+  /** Reports how the current attempt ended; returns the wait before the next attempt, or why the call stops. */
+  onOutcome(outcome: Outcome, nowMs: number): Decision {
+    if (!this.inAttempt) throw new Error('RetryCall.onOutcome: no attempt in progress');
+    this.inAttempt = false;
+    this.releaseRetrySlot();
+    const counters = this.policy.counters;
+    const config = this.policy.config;
+    if (outcome.kind === 'timeout') counters.perTryTimeouts++;
+    const verdict = classifyOutcome(outcome, config.retryOn, this);
+    if (verdict.budget === 'success') this.budget.recordSuccess();
+    else if (verdict.budget === 'failure') this.budget.recordFailure();
+    if (verdict.reason === 'success') return this.end('succeeded');
+    if (verdict.reason === 'aborted') return this.end('aborted');
+
+    let pushbackMs = -1;
+    if (outcome.kind === 'response' && outcome.pushbackMs != null) {
+      const pushback = parseGrpcPushback(outcome.pushbackMs);
+      if (pushback.kind === 'stop') {
+        // gRPC A6: a "do not retry" pushback counts as a failure for throttling.
+        if (verdict.budget !== 'failure') this.budget.recordFailure();
+        return this.end('server-pushback');
+      }
+      if (pushback.kind === 'retry') pushbackMs = pushback.delayMs;
+    }
+    if (!verdict.retryable) return this.end(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
+    if (!this.bodyReplayable) return this.end('body-not-replayable');
+    if (this.attempts >= this.maxAttempts) {
+      counters.retryLimitExceeded++;
+      return this.end('attempts-exhausted');
+    }
+    if (!this.budget.acquireRetry()) {
+      counters.retryOverflow++;
+      return this.end('budget-exhausted');
+    }
+    this.holdsRetrySlot = true;
+
+    let waitMs: number;
+    const u = this.policy.draw();
+    if (pushbackMs >= 0 && config.honorRetryAfter) {
+      // gRPC A6: retry after exactly the pushback, and the backoff starts over.
+      waitMs = pushbackMs;
+      this.backoffRetry = 0;
+    } else {
+      this.backoffRetry++;
+      waitMs = backoffDelay(config.backoff, this.backoffRetry, this.previousDelayMs, u);
+      if (config.honorRetryAfter && outcome.kind === 'response' && outcome.retryAfter != null) {
+        const hint = parseRetryAfter(outcome.retryAfter, nowMs, Number.POSITIVE_INFINITY);
+        if (hint.ok) {
+          if (hint.delayMs > config.maxRetryAfterMs) return this.end('server-pushback');
+          if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait
+        }
+      }
+    }
+    if (this.deadlineMs !== null && nowMs + waitMs >= this.deadlineMs) return this.end('deadline-would-pass');
+    this.previousDelayMs = waitMs;
+    counters.retries++;
+    return { retryAfterMs: waitMs };
+  }
+
+  /** Ends the call as aborted (the caller gave up) unless it already ended. Safe to call more than once. */
+  abort(_nowMs: number): void {
+    if (this.stopReason !== null) return;
+    this.inAttempt = false;
+    this.releaseRetrySlot();
+    this.end('aborted');
+  }
+
+  private releaseRetrySlot(): void {
+    if (this.holdsRetrySlot) {
+      this.holdsRetrySlot = false;
+      this.budget.retryEnded();
+    }
+  }
+
+  private end(reason: StopReason): { stop: StopReason } {
+    this.releaseRetrySlot();
+    this.stopReason = reason;
+    this.budget.callEnded();
+    this.policy.counters.callEnded(reason, this.attempts);
+    return { stop: reason };
+  }
+}
