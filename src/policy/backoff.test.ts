@@ -251,6 +251,7 @@ describe('validateBackoffConfig', () => {
     ['full-jitter', rb('full-jitter', 50, 500)],
     [{ kind: 'full-jitter' }, rb('full-jitter', 50, 500)],
     [{ kind: 'equal-jitter', base: '10ms' }, rb('equal-jitter', 10, 500)],
+    [{ kind: 'full-jitter', base: 0 }, rb('full-jitter', 0, 500)],
     [{ kind: 'decorrelated-jitter', cap: '2s' }, rb('decorrelated-jitter', 50, 2000)],
     [{ kind: 'constant', delay: '1.5s' }, rb('constant', 1500, 1500, 1)],
     [{ kind: 'exponential', base: 10, cap: 100 }, rb('exponential', 10, 100, 2)],

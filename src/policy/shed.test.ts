@@ -75,8 +75,9 @@ describe('LoadShedder admission', () => {
     [60_000, '60', 60_000],
     ['1.1s', '1.1', 1100],
     ['0.2s', '0.2', 200],
-    [0.4, '0', 0],
+    [0.4, '0.001', 1],
     [1999.6, '2', 2000],
+    [1999.2, '2', 2000],
     ['24h', '86400', 86_400_000],
   ])('sends retryAfter %s as Retry-After "%s"', (retryAfter, header, ms) => {
     const s = shedder({ workers: 1, queueLimit: 0, retryAfter });

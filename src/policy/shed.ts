@@ -3,6 +3,7 @@
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
 import { QueueEntry, WaitQueue } from './queue.js';
+import { formatRetryAfter } from './retry-after.js';
 
 export type ShedDiscipline = 'fifo' | 'adaptive-lifo';
 
@@ -132,14 +133,6 @@ function resolveOrThrow(input: unknown): ResolvedLoadShedderConfig {
   return resolved;
 }
 
-/** Whole milliseconds as seconds with up to 3 decimals and no trailing zeros: 200 -> "0.2", 1000 -> "1". */
-function formatSeconds(wholeMs: number): string {
-  const fractionMs = wholeMs % 1000;
-  const seconds = (wholeMs - fractionMs) / 1000;
-  if (fractionMs === 0) return String(seconds);
-  return seconds + '.' + String(fractionMs).padStart(3, '0').replace(/0+$/, '');
-}
-
 // Shared answers: admit() allocates nothing for run, reject or drop.
 const RUN = Object.freeze({ verdict: 'run' as const });
 const DROP_ON_ARRIVAL = Object.freeze({
@@ -176,13 +169,14 @@ export class LoadShedder<T> {
   }
 
   private static rejectionFor(cfg: ResolvedLoadShedderConfig): Admission<never> {
-    // The header carries whole ms; round the number too so the simulator and HTTP clients wait the same time.
-    const retryAfterMs = Math.round(cfg.retryAfterMs);
+    // The header carries whole ms, rounded up (a server's wait is a minimum); the number matches it so the
+    // simulator and HTTP clients wait the same time.
+    const retryAfterMs = Math.ceil(cfg.retryAfterMs);
     return Object.freeze({
       verdict: 'reject' as const,
       status: 503 as const,
       retryAfterMs,
-      retryAfter: formatSeconds(retryAfterMs),
+      retryAfter: formatRetryAfter(retryAfterMs),
       reason: 'queue-full' as const,
     });
   }
