@@ -1,7 +1,13 @@
 // Tests for outcome classification: retry conditions, replay safety (semantics.md §7) and budget effects.
 import { describe, expect, it } from 'vitest';
-import { classifyOutcome, compileRetryOn, isIdempotentMethod, type RetryOnSet } from './classify.js';
-import type { ConfigIssue } from './config-error.js';
+import {
+  classifyOutcome,
+  compileRetryConditions,
+  compileRetryOn,
+  isIdempotentMethod,
+  type RetryOnSet,
+} from './classify.js';
+import { ConfigError, type ConfigIssue } from './config-error.js';
 import type { Outcome } from './types.js';
 
 function compile(conditions: unknown): RetryOnSet {
@@ -96,6 +102,51 @@ describe('classifyOutcome', () => {
       reason: 'shed-locally',
       budget: 'none',
     });
+  });
+
+  it('never retries a local error (the caller broke, not the upstream) and charges nothing', () => {
+    expect(classifyOutcome({ kind: 'local-error' }, compile(['5xx', 'timeout']), safe)).toEqual({
+      retryable: false,
+      reason: 'local-error',
+      budget: 'none',
+    });
+  });
+
+  // semantics.md §7: a reset after the response started is like a timeout — the server may have done the work.
+  it('retries a reset in the middle of a response only when the request is replay-safe', () => {
+    const midResponse: Outcome = { kind: 'reset', midResponse: true };
+    expect(classifyOutcome(midResponse, seedFix, safe)).toEqual({
+      retryable: true,
+      reason: 'retryable',
+      budget: 'failure',
+    });
+    expect(classifyOutcome(midResponse, seedFix, unsafe)).toEqual({
+      retryable: false,
+      reason: 'unsafe',
+      budget: 'failure',
+    });
+    expect(classifyOutcome({ kind: 'reset', midResponse: false }, seedFix, unsafe).retryable).toBe(true);
+    expect(classifyOutcome(midResponse, compile([503]), safe)).toEqual({
+      retryable: false,
+      reason: 'not-in-retry-on',
+      budget: 'none',
+    });
+  });
+});
+
+describe('compileRetryConditions', () => {
+  it('compiles a valid list like compileRetryOn', () => {
+    expect(compileRetryConditions([503, 'timeout'])).toEqual(compile([503, 'timeout']));
+  });
+
+  it('throws a ConfigError naming each bad entry', () => {
+    try {
+      compileRetryConditions([503, 'nope' as never, 200], 'seawall.retryOn');
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).issues.map((i) => i.path)).toEqual(['seawall.retryOn.1', 'seawall.retryOn.2']);
+    }
   });
 });
 

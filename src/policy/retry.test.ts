@@ -1,5 +1,7 @@
 // Tests for RetryPolicy's attempt state machine: stop reasons, waits, deadlines, budgets, safety and counters.
 import { describe, expect, it } from 'vitest';
+import { compileRetryConditions } from './classify.js';
+import { ConfigError } from './config-error.js';
 import type { Random } from './random.js';
 import { type AttemptPlan, RetryPolicy } from './retry.js';
 import type { RetryPolicyConfig } from './retry-config.js';
@@ -74,6 +76,15 @@ describe('RetryPolicy: the happy path and stop reasons', () => {
     const p = policy({ maxAttempts: 3, budget: false });
     expect(runCall(p, unavailable, { maxAttempts: 1 }).call.attempts).toBe(1);
     expect(runCall(p, unavailable, { maxAttempts: 10 }).call.attempts).toBe(3);
+  });
+
+  it("lets a per-call retryOn replace the policy's, as a list or a compiled set, and rejects a bad list", () => {
+    const p = policy({ budget: false, retryOn: [503] });
+    expect(runCall(p, { kind: 'response', status: 500 }, { retryOn: [500] }).call.attempts).toBe(3);
+    expect(runCall(p, unavailable, { retryOn: [500] }).stop).toBe('not-retryable');
+    expect(runCall(p, unavailable, { retryOn: compileRetryConditions(['gateway-error']) }).call.attempts).toBe(3);
+    expect(runCall(p, unavailable).call.attempts).toBe(3);
+    expect(() => p.start(0, { retryOn: ['bogus' as never] })).toThrow(ConfigError);
   });
 
   it('stops a 404 as not-retryable and credits the budget (the callee is healthy)', () => {
@@ -270,6 +281,20 @@ describe('RetryPolicy: request safety', () => {
     const p = policy({ ...config, retryNonIdempotent: true });
     expect(runCall(p, timeout, { method: 'POST' }).call.attempts).toBe(3);
     expect(p.warnings.map((w) => w.path)).toContain('retryNonIdempotent');
+  });
+
+  it('retries a GET reset mid-response but not a POST without an idempotency key', () => {
+    const midResponse: Outcome = { kind: 'reset', midResponse: true };
+    expect(runCall(policy({ budget: false }), midResponse, { method: 'GET' }).call.attempts).toBe(3);
+    expect(runCall(policy({ budget: false }), midResponse, { method: 'POST' }).stop).toBe('unsafe-to-retry');
+  });
+
+  it('ends a local error as not-retryable after one attempt without touching the budget', () => {
+    const p = policy();
+    const result = runCall(p, { kind: 'local-error' });
+    expect(result.stop).toBe('not-retryable');
+    expect(result.call.attempts).toBe(1);
+    expect(p.budgetFor('').level()).toBe(10);
   });
 
   it('sends a request with a one-shot body once, with its own stop reason', () => {

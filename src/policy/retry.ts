@@ -2,7 +2,7 @@
 
 import { backoffDelay } from './backoff.js';
 import { createBudget, type RetryBudget } from './budget.js';
-import { classifyOutcome, isIdempotentMethod } from './classify.js';
+import { classifyOutcome, compileRetryConditions, isIdempotentMethod, type RetryOnSet } from './classify.js';
 import type { ConfigIssue } from './config-error.js';
 import { ABSOLUTE_DEADLINE_HEADER, encodeAbsoluteDeadline, encodeGrpcTimeout } from './deadline.js';
 import { createRandom, type Random } from './random.js';
@@ -38,6 +38,10 @@ export class AttemptPlan {
     }
     return headers;
   }
+}
+
+function isRetryOnSet(value: readonly unknown[] | RetryOnSet): value is RetryOnSet {
+  return !Array.isArray(value);
 }
 
 /** Seeds the default random stream from the platform's CSPRNG, so processes do not jitter in lockstep. */
@@ -150,6 +154,8 @@ export class RetryCall {
   readonly replaySafe: boolean;
   private readonly bodyReplayable: boolean;
   private readonly attemptsOverride: number;
+  /** Per-call retry conditions, or null to use the policy's (read at each decision, so update() applies). */
+  private readonly retryOnOverride: RetryOnSet | null;
 
   constructor(
     private readonly policy: RetryPolicy,
@@ -166,6 +172,9 @@ export class RetryCall {
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
     this.attemptsOverride = traits.maxAttempts ?? Number.POSITIVE_INFINITY;
+    const retryOn = traits.retryOn;
+    this.retryOnOverride =
+      retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);
     budget.callStarted();
     policy.counters.callStarted();
   }
@@ -199,7 +208,7 @@ export class RetryCall {
     const counters = this.policy.counters;
     const config = this.policy.config;
     if (outcome.kind === 'timeout') counters.perTryTimeouts++;
-    const verdict = classifyOutcome(outcome, config.retryOn, this);
+    const verdict = classifyOutcome(outcome, this.retryOnOverride ?? config.retryOn, this);
     if (verdict.budget === 'success') this.budget.recordSuccess();
     else if (verdict.budget === 'failure') this.budget.recordFailure();
     if (verdict.reason === 'success') return this.end('succeeded');

@@ -1,5 +1,7 @@
 // Shared vocabulary of the policy core: outcomes, request traits, stop reasons and decisions.
 
+import type { RetryCondition, RetryOnSet } from './classify.js';
+
 /** What one attempt ended with, as a driver observed it (real socket or simulated message). */
 export type Outcome =
   | {
@@ -12,14 +14,20 @@ export type Outcome =
     }
   /** The connection could not be established: the server never saw the request. */
   | { kind: 'connect-failure' }
-  /** The connection was reset before any response byte arrived. */
-  | { kind: 'reset' }
+  /**
+   * The connection was reset. By default before any response byte arrived (the server never answered, so a replay is
+   * safe). With `midResponse`, after the status and headers had arrived: the server saw the request and may have acted
+   * on it, so only a replay-safe request may be retried.
+   */
+  | { kind: 'reset'; midResponse?: boolean | undefined }
   /** The per-try timeout fired before a response arrived. */
   | { kind: 'timeout' }
   /** The caller (user code, or the user who gave up) aborted the call. */
   | { kind: 'aborted' }
   /** A local limit refused to send the attempt (e.g. a breaker or a local concurrency limit). */
-  | { kind: 'shed-locally' };
+  | { kind: 'shed-locally' }
+  /** The attempt failed inside the caller's own process (invalid request, closed client): says nothing about the upstream. */
+  | { kind: 'local-error' };
 
 export type OutcomeKind = Outcome['kind'];
 
@@ -39,6 +47,11 @@ export interface RequestTraits {
   upstream?: string | undefined;
   /** Per-call override: at most this many attempts (can only lower the policy's value). */
   maxAttempts?: number | undefined;
+  /**
+   * Per-call override of the policy's `retryOn` (the caller's own code, never incoming headers). A list is compiled at
+   * `start` and throws ConfigError when invalid; pass a set from `compileRetryConditions` to compile it once.
+   */
+  retryOn?: readonly RetryCondition[] | RetryOnSet | undefined;
 }
 
 /**

@@ -1,0 +1,256 @@
+// The attempt loop both HTTP drivers share: policy.start -> beginAttempt -> send under a timer -> onOutcome -> sleep | finish.
+
+import type { AttemptPlan, RetryCall } from '../policy/retry.js';
+import type { Outcome, StopReason } from '../policy/types.js';
+import { AttemptTimeoutError, SeawallError } from './errors.js';
+import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
+import { ABORTED } from './outcome.js';
+import { type AttemptTrace, type ClientTelemetry, TelemetrySource } from './telemetry.js';
+
+/** What a driver does with real I/O; the loop decides when. P is what a response is to the driver (e.g. a Response). */
+export interface AttemptTransport<P> {
+  /** Sends attempt `attempt` with `headers` added; reports its end with `runner.settle(attempt, ...)`. */
+  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void;
+  /** Stops attempt `attempt` (its timer fired or the call was aborted); it may still report, and will be ignored. */
+  cancel(attempt: number, reason: unknown): void;
+  /** The call ended with this response: hand it to the caller. */
+  deliver(payload: P): void;
+  /** This response will not reach the caller (a retry follows, or the call rejects): drain it. */
+  discard(payload: P): void;
+  /** The call ended without a response for the caller. */
+  fail(error: unknown): void;
+}
+
+const TIMEOUT: Outcome = { kind: 'timeout' };
+const LOCAL_ERROR: Outcome = { kind: 'local-error' };
+
+/** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
+function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
+  return !rejectOnGiveUp || reason === 'succeeded' || reason === 'not-retryable' || reason === 'unsafe-to-retry';
+}
+
+/** Settings plus telemetry: one per createFetch / retryInterceptor. */
+export class SeawallClient {
+  readonly telemetry: TelemetrySource;
+
+  constructor(
+    readonly settings: ClientSettings,
+    telemetryOptions: SeawallClientOptions['telemetry'],
+  ) {
+    this.telemetry = new TelemetrySource(telemetryOptions, settings.policy);
+  }
+}
+
+function fireTimer(runner: CallRunner<unknown>): void {
+  runner.onTimer();
+}
+
+const IDLE = 0;
+const ATTEMPT = 1;
+const SLEEPING = 2;
+const ENDED = 3;
+
+/** One logical call: drives a RetryCall through real time. Every decision is the policy's; this only keeps time. */
+export class CallRunner<P> {
+  private state = IDLE;
+  private call: RetryCall | undefined;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private trace: AttemptTrace | undefined;
+  /** The telemetry the current attempt was started with (so its end goes to the same place). */
+  private telemetry: ClientTelemetry | undefined;
+  private startedMs = 0;
+  private attemptStartedMs = 0;
+  private lastStatus: number | null = null;
+  private lastError: unknown;
+  private extraHeaders: Record<string, string> | undefined;
+  /** The inbound request's signal (AsyncLocalStorage context): when it fires, this call is pointless. */
+  contextSignal: AbortSignal | undefined;
+
+  constructor(
+    private readonly client: SeawallClient,
+    private readonly request: CallRequest,
+    private readonly transport: AttemptTransport<P>,
+  ) {}
+
+  /** Starts the call; the first attempt is sent synchronously. */
+  start(): void {
+    if (this.state !== IDLE) return; // aborted before it started
+    const settings = this.client.settings;
+    const now = Date.now();
+    this.startedMs = now;
+    let call: RetryCall;
+    try {
+      const prepared = settings.prepare(this.request, now);
+      this.extraHeaders = prepared.extraHeaders;
+      this.contextSignal = prepared.contextSignal;
+      call = settings.policy.start(now, prepared.traits);
+    } catch (error) {
+      this.state = ENDED;
+      this.transport.fail(error); // invalid per-call options (ConfigError)
+      return;
+    }
+    this.call = call;
+    const signal = this.request.signal;
+    if (signal?.aborted) {
+      this.abort(signal.reason, true);
+      return;
+    }
+    if (this.contextSignal?.aborted) {
+      this.abort(this.contextSignal.reason, false);
+      return;
+    }
+    signal?.addEventListener('abort', this, { once: true });
+    this.contextSignal?.addEventListener('abort', this, { once: true });
+    this.next();
+  }
+
+  /** Abort listener for the caller's and the inbound request's signals. */
+  handleEvent(event: Event): void {
+    const signal = event.target as AbortSignal;
+    this.abort(signal.reason, signal === this.request.signal);
+  }
+
+  /** Is `attempt` the attempt in progress? */
+  isCurrent(attempt: number): boolean {
+    return this.state === ATTEMPT && attempt === this.attempt;
+  }
+
+  /** The one timer fired: the per-try timeout during an attempt, the end of the backoff sleep otherwise. */
+  onTimer(): void {
+    this.timer = undefined;
+    if (this.state === SLEEPING) {
+      this.next();
+    } else if (this.state === ATTEMPT) {
+      const attempt = this.attempt;
+      const reason = new AttemptTimeoutError(attempt, Date.now() - this.attemptStartedMs);
+      this.settle(attempt, TIMEOUT, undefined, reason);
+      this.transport.cancel(attempt, reason);
+    }
+  }
+
+  private startTimer(ms: number): void {
+    // A shared callback with the runner as argument: no closure per timer.
+    const timer = setTimeout(fireTimer, ms, this);
+    // Per-try: the attempt's socket keeps the process alive meanwhile. Backoff: ref'd unless unrefBackoff (see options).
+    if (this.state === ATTEMPT || this.client.settings.unrefBackoff) timer.unref();
+    this.timer = timer;
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private next(): void {
+    const call = this.call as RetryCall;
+    const now = Date.now();
+    const plan = call.beginAttempt(now);
+    if ('stop' in plan) {
+      this.finish(plan.stop, undefined);
+      return;
+    }
+    this.state = ATTEMPT;
+    const attempt = plan.attempt;
+    this.attempt = attempt;
+    this.attemptStartedMs = now;
+    const headers = plan.headers;
+    if (this.extraHeaders !== undefined) Object.assign(headers, this.extraHeaders);
+    const telemetry = this.client.telemetry.at(now);
+    if (telemetry !== undefined) {
+      this.telemetry = telemetry;
+      const { method, origin, url } = this.request;
+      this.trace = telemetry.attemptStarted(method, origin, url, attempt, headers);
+    }
+    const timeoutMs = plan.perTryTimeoutMs;
+    if (timeoutMs !== Number.POSITIVE_INFINITY) this.startTimer(Math.max(1, Math.ceil(timeoutMs)));
+    try {
+      this.transport.send(attempt, plan, headers);
+    } catch (error) {
+      this.settle(attempt, LOCAL_ERROR, undefined, error);
+    }
+  }
+
+  /**
+   * Reports how attempt `attempt` ended. Reports of an attempt that is no longer current (timed out, aborted) are
+   * ignored. Returns true when `payload` was delivered to the caller.
+   */
+  settle(attempt: number, outcome: Outcome, payload?: P, error?: unknown): boolean {
+    if (this.state !== ATTEMPT || attempt !== this.attempt) return false;
+    this.clearTimer();
+    const status = outcome.kind === 'response' ? outcome.status : null;
+    if (status !== null) this.lastStatus = status;
+    if (error !== undefined) this.lastError = error;
+    this.endTrace(outcome, status, error);
+    const decision = (this.call as RetryCall).onOutcome(outcome, Date.now());
+    if ('stop' in decision) return this.finish(decision.stop, payload);
+    if (payload !== undefined) this.transport.discard(payload);
+    this.state = SLEEPING;
+    const waitMs = decision.retryAfterMs;
+    if (waitMs <= 0) queueMicrotask(() => this.onTimer());
+    else this.startTimer(Math.ceil(waitMs));
+    return false;
+  }
+
+  private endTrace(outcome: Outcome, status: number | null, error: unknown): void {
+    const trace = this.trace;
+    if (trace === undefined) return;
+    this.trace = undefined;
+    this.telemetry?.attemptEnded(trace, outcome, status, error);
+  }
+
+  /**
+   * Ends the call because the caller (`fromCaller`) or the inbound request gave up. A caller's abort rejects with the
+   * caller's own reason, as fetch does; an inbound abort rejects with a SeawallError (reason 'aborted').
+   */
+  abort(reason: unknown, fromCaller: boolean): void {
+    if (this.state === ENDED) return;
+    if (!fromCaller) this.lastError = reason;
+    if (this.state === IDLE || this.call === undefined) {
+      this.state = ENDED;
+      this.transport.fail(fromCaller ? reason : this.error('aborted'));
+      return;
+    }
+    const inAttempt = this.state === ATTEMPT;
+    const attempt = this.attempt;
+    if (inAttempt) this.endTrace(ABORTED, null, reason);
+    this.call.abort(Date.now());
+    this.end();
+    if (inAttempt) this.transport.cancel(attempt, reason);
+    this.transport.fail(fromCaller ? reason : this.error('aborted'));
+  }
+
+  private end(): void {
+    this.state = ENDED;
+    this.clearTimer();
+    this.request.signal?.removeEventListener('abort', this);
+    this.contextSignal?.removeEventListener('abort', this);
+  }
+
+  private finish(reason: StopReason, payload: P | undefined): boolean {
+    this.end();
+    if (payload !== undefined) {
+      if (deliverable(reason, this.client.settings.rejectOnGiveUp)) {
+        this.transport.deliver(payload);
+        return true;
+      }
+      this.transport.discard(payload);
+    }
+    this.transport.fail(this.error(reason));
+    return false;
+  }
+
+  private error(reason: StopReason): SeawallError {
+    return new SeawallError({
+      reason,
+      attempts: this.call?.attempts ?? 0,
+      lastStatus: this.lastStatus,
+      lastError: this.lastError,
+      elapsedMs: Date.now() - this.startedMs,
+      method: this.request.method,
+      url: this.request.url,
+    });
+  }
+}

@@ -1,0 +1,182 @@
+// createFetch: a drop-in fetch whose every call runs through a RetryPolicy (deadline, per-try timeout, budget, backoff).
+
+import type { AttemptPlan } from '../policy/retry.js';
+import type { Outcome } from '../policy/types.js';
+import { type AttemptTransport, CallRunner, SeawallClient } from './client.js';
+import { type FetchHeaders, fetchHeadersHave, IDEMPOTENCY_KEY_HEADER, mergeFetchHeaders } from './headers.js';
+import { ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
+import { outcomeOfError } from './outcome.js';
+import { isReplayableBody, originOf } from './traits.js';
+
+/** fetch's init, plus Seawall's per-request options. */
+export type SeawallRequestInit = RequestInit & { seawall?: SeawallRequestOptions };
+/** The fetch createFetch returns: same call shape as the global fetch. */
+export type SeawallFetch = (input: string | URL | Request, init?: SeawallRequestInit) => Promise<Response>;
+type BaseFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+export interface CreateFetchOptions extends SeawallClientOptions {
+  /** The fetch to wrap (default globalThis.fetch). */
+  fetch?: BaseFetch;
+}
+
+function noop(): void {}
+
+function withoutSeawall(init: SeawallRequestInit): RequestInit {
+  const { seawall: _seawall, ...rest } = init;
+  return rest;
+}
+
+/** Statuses whose Response must have a null body (Fetch standard). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/** After a response is handed over, the caller's signal must still cancel its body: unlinked when the response is collected. */
+const bodyLinks = new FinalizationRegistry<{ signal: AbortSignal; listener: () => void }>(({ signal, listener }) =>
+  signal.removeEventListener('abort', listener),
+);
+
+function responseOutcome(response: Response): Outcome {
+  const status = response.status;
+  // The policy reads the server's hints only for failures; skip the header lookups on the success path.
+  if (status < 400) return { kind: 'response', status };
+  return {
+    kind: 'response',
+    status,
+    retryAfter: response.headers.get('retry-after'),
+    pushbackMs: response.headers.get('grpc-retry-pushback-ms'),
+  };
+}
+
+/** A response rebuilt around its fully read body (bufferResponse), keeping status, headers and url. */
+function bufferedResponse(response: Response, body: ArrayBuffer): Response {
+  const copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  Object.defineProperty(copy, 'url', { value: response.url });
+  return copy;
+}
+
+/** One fetch call: performs attempts with the base fetch for the shared loop. */
+class FetchCall implements AttemptTransport<Response> {
+  readonly runner: CallRunner<Response>;
+  private readonly headers: FetchHeaders | undefined;
+  private readonly callerSignal: AbortSignal | undefined;
+  private readonly buffer: boolean;
+  private controller: AbortController | undefined;
+  private draining: AbortController | undefined;
+
+  /** The caller's init without Seawall's own options (the base fetch never sees them). */
+  private readonly init: RequestInit | undefined;
+
+  constructor(
+    client: SeawallClient,
+    private readonly base: BaseFetch,
+    private readonly input: string | URL | Request,
+    init: SeawallRequestInit | undefined,
+    private readonly resolve: (response: Response) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.init = init?.seawall === undefined ? init : withoutSeawall(init);
+    const request = typeof input === 'string' || input instanceof URL ? undefined : input;
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    this.headers = (init?.headers ?? request?.headers) as FetchHeaders | undefined;
+    this.callerSignal = init?.signal ?? request?.signal ?? undefined;
+    const options = init?.seawall;
+    this.buffer = options?.bufferResponse ?? client.settings.bufferResponse;
+    // A Request's body is a stream: it can be sent once. Pass the body in init to make it replayable.
+    const bodyReplayable = init?.body !== undefined ? isReplayableBody(init.body) : (request?.body ?? null) === null;
+    this.runner = new CallRunner(
+      client,
+      {
+        method: (init?.method ?? request?.method ?? 'GET').toUpperCase(),
+        url,
+        origin: originOf(url),
+        hasIdempotencyKey: fetchHeadersHave(this.headers, IDEMPOTENCY_KEY_HEADER),
+        bodyReplayable,
+        options,
+        signal: this.callerSignal,
+      },
+      this,
+    );
+  }
+
+  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void {
+    if (this.draining !== undefined) {
+      this.draining.abort(); // the previous attempt's error body is still draining: stop it
+      this.draining = undefined;
+    }
+    // Our own signal only when the loop may need to cut the attempt short; else the caller's signal as is.
+    let signal = this.callerSignal;
+    if (plan.perTryTimeoutMs !== Number.POSITIVE_INFINITY || this.runner.contextSignal !== undefined) {
+      this.controller = new AbortController();
+      signal = this.controller.signal;
+    } else {
+      this.controller = undefined;
+    }
+    const init = { ...this.init, headers: mergeFetchHeaders(this.headers, headers), signal } as RequestInit;
+    this.base(this.input, init).then(
+      (response) => this.onResponse(attempt, response),
+      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, false), undefined, error),
+    );
+  }
+
+  private onResponse(attempt: number, response: Response): void {
+    if (!this.runner.isCurrent(attempt)) {
+      response.body?.cancel().catch(noop); // a response that lost the race with its timeout
+      return;
+    }
+    if (!this.buffer) {
+      this.runner.settle(attempt, responseOutcome(response), response);
+      return;
+    }
+    response.arrayBuffer().then(
+      (body) => this.runner.settle(attempt, responseOutcome(response), bufferedResponse(response, body)),
+      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, true), undefined, error),
+    );
+  }
+
+  cancel(_attempt: number, reason: unknown): void {
+    this.controller?.abort(reason);
+  }
+
+  deliver(response: Response): void {
+    const controller = this.controller;
+    const signal = this.callerSignal;
+    if (controller !== undefined && signal !== undefined && !this.buffer) {
+      const listener = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', listener, { once: true });
+      bodyLinks.register(response, { signal, listener });
+    }
+    this.resolve(response);
+  }
+
+  discard(response: Response): void {
+    if (response.body === null || response.bodyUsed) return;
+    // Read the body to the end so the connection can be reused (cancelling it would close the socket).
+    const controller = this.controller;
+    this.draining = controller;
+    response.arrayBuffer().then(() => {
+      if (this.draining === controller) this.draining = undefined;
+    }, noop);
+  }
+
+  fail(error: unknown): void {
+    this.reject(error);
+  }
+}
+
+/**
+ * A drop-in fetch that carries `policy`: one deadline per call (explicit option, inbound request, or patience), per-try
+ * timeouts inside it, the shared retry budget, backoff with Retry-After as a floor, no unsafe retries, one layer of retries.
+ */
+export function createFetch(options: CreateFetchOptions): SeawallFetch {
+  const client = new SeawallClient(new ClientSettings(options), options.telemetry);
+  const base: BaseFetch | undefined = options.fetch ?? globalThis.fetch;
+  if (typeof base !== 'function') throw new TypeError('seawall: no fetch available; pass { fetch }');
+  return function seawallFetch(input, init) {
+    return new Promise<Response>((resolve, reject) => {
+      new FetchCall(client, base, input, init, resolve, reject).runner.start();
+    });
+  };
+}

@@ -1,0 +1,188 @@
+// Options of the HTTP drivers and their resolution into the policy's RequestTraits for one call (deadline, hop, overrides).
+
+import { randomUUID } from 'node:crypto';
+import {
+  compileRetryConditions,
+  isIdempotentMethod,
+  type RetryCondition,
+  type RetryOnSet,
+} from '../policy/classify.js';
+import { type Duration, parseDuration } from '../policy/duration.js';
+import type { RetryPolicy } from '../policy/retry.js';
+import type { RequestTraits } from '../policy/types.js';
+import { currentContext } from './context.js';
+import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
+import type { TelemetryOptions } from './telemetry.js';
+import { killSwitchSet } from './traits.js';
+
+/** Per-call overrides that can only make a call more conservative than the policy (fewer attempts, other conditions). */
+export interface CallOverrides {
+  /** At most this many attempts (never more than the policy's maxAttempts). */
+  maxAttempts?: number;
+  /** Retry conditions for this call instead of the policy's `retryOn`. */
+  retryOn?: RetryCondition[];
+}
+
+/** Per-request options: `fetch(url, { seawall: {...} })` or undici's `request({ ..., seawall: {...} })`. */
+export interface SeawallRequestOptions extends CallOverrides {
+  /** Absolute deadline of this call (epoch ms). Takes precedence over the inbound request's deadline. */
+  deadlineMs?: number;
+  /** Relative deadline of this call ("2s", 800). Takes precedence over the inbound request's deadline. */
+  timeout?: Duration;
+  /** Declares the request idempotent (or not) whatever its method. */
+  idempotent?: boolean;
+  /** Sends this Idempotency-Key (the same on every attempt), which makes a non-idempotent request replay-safe. */
+  idempotencyKey?: string;
+  /** Overrides the client's `bufferResponse` for this call. */
+  bufferResponse?: boolean;
+  /** Overrides the client's `oneLayer` for this call. */
+  oneLayer?: boolean;
+  /** Budget key for this call (default: the client's `upstream`, else the request's origin). */
+  upstream?: string;
+}
+
+/** Options shared by createFetch and retryInterceptor. */
+export interface SeawallClientOptions {
+  /** The retry policy: one per caller and upstream service; it owns the retry budget (per origin by default). */
+  policy: RetryPolicy;
+  /**
+   * Retries at one layer only (default true): a call made while handling a request that came from another Seawall hop
+   * makes a single attempt and passes the deadline on; the hop nearest the failure does the retrying.
+   */
+  oneLayer?: boolean;
+  /** Adds an `Idempotency-Key` (a random UUID, the same on every attempt) to non-idempotent requests that lack one. */
+  idempotencyKeys?: boolean;
+  /**
+   * When Seawall gives up on a retryable response (attempts, budget or deadline spent, server pushback, one-shot body),
+   * reject with a SeawallError instead of resolving with that response (default false: fetch semantics).
+   */
+  rejectOnGiveUp?: boolean;
+  /**
+   * Read the whole response body inside the attempt (default false: stream it). The per-try timeout and the deadline
+   * then cover the body, and a connection reset mid-body can be retried (replay-safe requests only).
+   */
+  bufferResponse?: boolean;
+  /** Defaults for idempotent requests ("reads may be retried eagerly"). */
+  reads?: CallOverrides;
+  /** Defaults for non-idempotent requests ("writes conservatively"), e.g. `{ maxAttempts: 2, retryOn: ['connect-failure', 503] }`. */
+  writes?: CallOverrides;
+  /** Kill switch: one attempt per call. Default: whether SEAWALL_DISABLE_RETRIES is set in `env` at creation. */
+  retriesDisabled?: boolean;
+  /** Environment to read the kill switch from (default process.env). */
+  env?: Record<string, string | undefined>;
+  /** OpenTelemetry: on by default when `@opentelemetry/api` is installed; `false` turns it off. */
+  telemetry?: boolean | TelemetryOptions;
+  /** One budget key for every call of this client (default: each origin has its own budget). */
+  upstream?: string;
+  /**
+   * Unref the backoff timer too (default false). Per-try timers are always unref'd (the attempt's socket holds the
+   * process meanwhile), and every timer is cleared when its call ends. The backoff timer is ref'd by default so that a
+   * call being awaited keeps the process alive while it sleeps, as a request in flight does — unref'd, a script's
+   * top-level `await fetch(...)` would silently exit (code 13) during the first backoff. Set true for fire-and-forget
+   * calls that must never delay exit.
+   */
+  unrefBackoff?: boolean;
+}
+
+/** What a driver knows about the request it is about to send. */
+export interface CallRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  readonly url: string;
+  readonly origin: string;
+  readonly hasIdempotencyKey: boolean;
+  readonly bodyReplayable: boolean;
+  readonly options: SeawallRequestOptions | undefined;
+  /** The caller's AbortSignal, when the driver has one (fetch). */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** A call ready to start: its traits, the headers to add to every attempt, the inbound request's signal. */
+export interface PreparedCall {
+  readonly traits: RequestTraits;
+  readonly extraHeaders: Record<string, string> | undefined;
+  readonly contextSignal: AbortSignal | undefined;
+}
+
+/** A driver's resolved settings; turns a request into the policy's traits. */
+export class ClientSettings {
+  readonly policy: RetryPolicy;
+  readonly oneLayer: boolean;
+  readonly idempotencyKeys: boolean;
+  readonly rejectOnGiveUp: boolean;
+  readonly bufferResponse: boolean;
+  readonly retriesDisabled: boolean;
+  readonly unrefBackoff: boolean;
+  private readonly reads: CallOverrides | undefined;
+  private readonly writes: CallOverrides | undefined;
+  private readonly upstream: string | undefined;
+  private readonly compiled = new WeakMap<readonly RetryCondition[], RetryOnSet>();
+
+  constructor(options: SeawallClientOptions) {
+    if (options === null || typeof options !== 'object' || options.policy === undefined) {
+      throw new TypeError('seawall: pass { policy: new RetryPolicy({...}) }');
+    }
+    this.policy = options.policy;
+    this.oneLayer = options.oneLayer ?? true;
+    this.idempotencyKeys = options.idempotencyKeys ?? false;
+    this.rejectOnGiveUp = options.rejectOnGiveUp ?? false;
+    this.bufferResponse = options.bufferResponse ?? false;
+    // The kill switch is read once, at start (reading process.env on every call is slow and surprising).
+    this.retriesDisabled = options.retriesDisabled ?? killSwitchSet(options.env ?? process.env);
+    this.unrefBackoff = options.unrefBackoff ?? false;
+    this.reads = options.reads;
+    this.writes = options.writes;
+    this.upstream = options.upstream;
+    for (const defaults of [this.reads, this.writes]) if (defaults?.retryOn) this.retryOnSet(defaults.retryOn);
+  }
+
+  /** Compiles a retry-condition list once per list object. */
+  private retryOnSet(list: readonly RetryCondition[]): RetryOnSet {
+    let set = this.compiled.get(list);
+    if (set === undefined) {
+      set = compileRetryConditions(list, 'seawall.retryOn');
+      this.compiled.set(list, set);
+    }
+    return set;
+  }
+
+  /**
+   * The traits of one call. Deadline, in order: the call's own option, the inbound request's (AsyncLocalStorage), then
+   * the policy's patience (the policy keeps the earlier of an inherited deadline and its own).
+   */
+  prepare(request: CallRequest, nowMs: number): PreparedCall {
+    const o = request.options;
+    const context = currentContext();
+    const idempotent = o?.idempotent ?? isIdempotentMethod(request.method);
+    const defaults = idempotent ? this.reads : this.writes;
+    let maxAttempts = o?.maxAttempts ?? defaults?.maxAttempts;
+    if (this.retriesDisabled || (context?.fromSeawallHop === true && (o?.oneLayer ?? this.oneLayer))) maxAttempts = 1;
+    const retryOn = o?.retryOn ?? defaults?.retryOn;
+    let deadlineMs: number | null | undefined = context?.deadlineMs;
+    if (o?.deadlineMs !== undefined) deadlineMs = o.deadlineMs;
+    else if (o?.timeout !== undefined) deadlineMs = nowMs + parseDuration(o.timeout, 'seawall.timeout');
+    let hasIdempotencyKey = request.hasIdempotencyKey;
+    let extraHeaders: Record<string, string> | undefined;
+    if (o?.idempotencyKey !== undefined) {
+      extraHeaders = { [IDEMPOTENCY_KEY_HEADER]: o.idempotencyKey };
+      hasIdempotencyKey = true;
+    } else if (!hasIdempotencyKey && !idempotent && this.idempotencyKeys) {
+      extraHeaders = { [IDEMPOTENCY_KEY_HEADER]: randomUUID() };
+      hasIdempotencyKey = true;
+    }
+    return {
+      traits: {
+        method: request.method,
+        idempotent, // resolved here already: the policy need not look at the method again
+        hasIdempotencyKey,
+        bodyReplayable: request.bodyReplayable,
+        deadlineMs,
+        upstream: o?.upstream ?? this.upstream ?? request.origin,
+        maxAttempts,
+        retryOn: retryOn === undefined ? undefined : this.retryOnSet(retryOn),
+      },
+      extraHeaders,
+      contextSignal: context?.signal,
+    };
+  }
+}

@@ -1,0 +1,252 @@
+// createFetch against real servers on 127.0.0.1: retries, Retry-After, transport failures, timeouts, safety, abort.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFetch, SeawallError } from '../../src/http/index.js';
+import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import {
+  closedPort,
+  delay,
+  readBody,
+  rejection,
+  resetBeforeResponse,
+  resetMidBody,
+  startServer,
+  type TestServer,
+} from './servers.js';
+
+/** A policy with tiny waits and no budget, so each test isolates one mechanism. */
+function quick(config: RetryPolicyConfig = {}): RetryPolicy {
+  return new RetryPolicy({ backoff: { kind: 'full-jitter', base: 1, cap: 5 }, budget: false, ...config });
+}
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('createFetch: retries and what every attempt carries', () => {
+  it('retries a 503 and sends the attempt number and the deadline in absolute and grpc-timeout form', async () => {
+    server = await startServer((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end('x'));
+    const fetch = createFetch({ policy: quick({ deadline: { patience: '2s' } }) });
+    const response = await fetch(`${server.origin}/a`);
+    expect(response.status).toBe(200);
+    const [first, second] = server.hits;
+    expect(first?.headers['x-seawall-attempt']).toBe('1');
+    expect(second?.headers['x-seawall-attempt']).toBe('2');
+    expect(first?.headers['x-request-deadline']).toMatch(/^\d+\.\d{3}$/);
+    expect(second?.headers['x-request-deadline']).toBe(first?.headers['x-request-deadline']);
+    const timeoutMs = Number(/^(\d+)m$/.exec(String(first?.headers['grpc-timeout']))?.[1]);
+    expect(timeoutMs).toBeGreaterThan(1900);
+    expect(timeoutMs).toBeLessThanOrEqual(2000);
+  });
+
+  it('drains a failed response so the retry reuses the keep-alive connection', async () => {
+    server = await startServer((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end('a body to drain'));
+    await createFetch({ policy: quick({ backoff: { kind: 'constant', delay: 20 } }) })(server.origin);
+    expect(server.hits.map((h) => h.connection)).toEqual([1, 1]);
+  });
+
+  it('waits at least the 1 s a 503 asks for with Retry-After: 1', async () => {
+    server = await startServer((_req, res, _hit, n) =>
+      n === 1 ? res.writeHead(503, { 'retry-after': '1' }).end() : res.end('ok'),
+    );
+    const response = await createFetch({ policy: quick({ deadline: { patience: '5s' } }) })(server.origin);
+    expect(response.status).toBe(200);
+    const [first, second] = server.hits;
+    expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('retries a 429 after its Retry-After, and not when the call narrows retryOn', async () => {
+    server = await startServer((_req, res, _hit, n) =>
+      n % 2 === 1 ? res.writeHead(429, { 'retry-after': '0' }).end() : res.end('ok'),
+    );
+    const fetch = createFetch({ policy: quick() });
+    expect((await fetch(server.origin)).status).toBe(200);
+    const narrowed = await fetch(server.origin, { seawall: { retryOn: [503] } });
+    expect(narrowed.status).toBe(429);
+    expect(server.hits).toHaveLength(3);
+  });
+
+  it('retries a refused connection up to maxAttempts and says so in a SeawallError', async () => {
+    const port = await closedPort();
+    const policy = quick({ maxAttempts: 3 });
+    const error = await rejection(createFetch({ policy })(`http://127.0.0.1:${port}/`));
+    expect(error).toBeInstanceOf(SeawallError);
+    expect(error).toMatchObject({ code: 'SEAWALL_CALL_FAILED', reason: 'attempts-exhausted', attempts: 3 });
+    expect((error as SeawallError).lastStatus).toBeNull();
+    expect(String((error as SeawallError).message)).toContain('ECONNREFUSED');
+    expect(policy.stats()).toMatchObject({ attempts: 3, retries: 2, retryLimitExceeded: 1 });
+  });
+
+  it('retries a connection reset before any response', async () => {
+    server = await startServer((_req, res, _hit, n) => (n === 1 ? resetBeforeResponse(res) : res.end('ok')));
+    const response = await createFetch({ policy: quick() })(server.origin);
+    expect(await response.text()).toBe('ok');
+    expect(server.hits).toHaveLength(2);
+  });
+});
+
+describe('createFetch: a connection reset mid-response', () => {
+  it('streams by default: the response is handed over at its headers and the body read fails', async () => {
+    server = await startServer((_req, res) => resetMidBody(res));
+    const response = await createFetch({ policy: quick() })(server.origin);
+    expect(response.status).toBe(200);
+    await expect(response.text()).rejects.toThrow();
+    expect(server.hits).toHaveLength(1);
+  });
+
+  it('with bufferResponse, retries a GET whose body was cut and returns the complete body', async () => {
+    server = await startServer((_req, res, _hit, n) => (n === 1 ? resetMidBody(res) : res.end('complete')));
+    const response = await createFetch({ policy: quick(), bufferResponse: true })(server.origin);
+    expect(await response.text()).toBe('complete');
+    expect(response.url).toBe(`${server.origin}/`);
+    expect(server.hits).toHaveLength(2);
+  });
+
+  it('with bufferResponse, does not retry a POST whose body was cut (the server may have acted)', async () => {
+    server = await startServer((_req, res) => resetMidBody(res));
+    const fetch = createFetch({ policy: quick(), bufferResponse: true });
+    const error = await rejection(fetch(server.origin, { method: 'POST', body: 'pay' }));
+    expect(error).toMatchObject({ reason: 'unsafe-to-retry', attempts: 1 });
+  });
+});
+
+describe('createFetch: per-try timeouts and the deadline', () => {
+  it('cuts a slow attempt at the per-try timeout and gives the next attempt only what is left', async () => {
+    server = await startServer((_req, res, _hit, n) => {
+      if (n > 1) res.end('ok'); // the first attempt hangs
+    });
+    const policy = quick({ perTryTimeout: 100, deadline: { patience: 400 } });
+    const started = Date.now();
+    const response = await createFetch({ policy })(server.origin);
+    expect(response.status).toBe(200);
+    const [first, second] = server.hits;
+    expect((second?.atMs ?? 0) - (first?.atMs ?? 0)).toBeGreaterThanOrEqual(99);
+    const leftMs = Number(/^(\d+)m$/.exec(String(second?.headers['grpc-timeout']))?.[1]);
+    expect(leftMs).toBeLessThanOrEqual(400 - 99);
+    expect(leftMs).toBeGreaterThan(200);
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(policy.stats().perTryTimeouts).toBe(1);
+  });
+
+  it('starts no attempt after the deadline and ends the call within a few ms of it', async () => {
+    server = await startServer(() => {}); // never answers
+    const sentAt: number[] = [];
+    const recording = (input: string | URL | Request, init?: RequestInit) => {
+      sentAt.push(Date.now());
+      return fetch(input, init);
+    };
+    const policy = quick({ perTryTimeout: 60, deadline: { patience: 250 }, maxAttempts: 10 });
+    const started = Date.now();
+    const error = await rejection(createFetch({ policy, fetch: recording })(server.origin));
+    const elapsed = Date.now() - started;
+    expect(error).toBeInstanceOf(SeawallError);
+    expect(['deadline-would-pass', 'deadline-exceeded']).toContain((error as SeawallError).reason);
+    const deadlineMs = Number(server.hits[0]?.headers['x-request-deadline']) * 1000;
+    expect(sentAt.length).toBeGreaterThanOrEqual(3);
+    for (const at of sentAt) expect(at).toBeLessThan(deadlineMs);
+    expect(elapsed).toBeLessThanOrEqual(250 + 15);
+  });
+
+  it('takes the deadline from the call option before the policy patience', async () => {
+    server = await startServer((_req, res) => res.end());
+    await createFetch({ policy: quick({ deadline: { patience: '10s' } }) })(server.origin, {
+      seawall: { timeout: '300ms' },
+    });
+    const leftMs = Number(/^(\d+)m$/.exec(String(server.hits[0]?.headers['grpc-timeout']))?.[1]);
+    expect(leftMs).toBeLessThanOrEqual(300);
+    expect(leftMs).toBeGreaterThan(250);
+  });
+});
+
+describe('createFetch: unsafe requests', () => {
+  const retry500 = () => quick({ retryOn: [500, 503], maxAttempts: 3 });
+
+  it('does not retry a POST that got a 500 without an idempotency key, and returns the 500', async () => {
+    server = await startServer((_req, res) => res.writeHead(500).end('boom'));
+    const response = await createFetch({ policy: retry500() })(server.origin, { method: 'POST', body: 'pay' });
+    expect(response.status).toBe(500);
+    expect(server.hits).toHaveLength(1);
+  });
+
+  it('retries a POST that got a 500 when it carries an Idempotency-Key', async () => {
+    server = await startServer((_req, res) => res.writeHead(500).end());
+    const fetch = createFetch({ policy: retry500() });
+    await fetch(server.origin, { method: 'POST', body: 'pay', headers: { 'Idempotency-Key': 'k-1' } });
+    expect(server.hits).toHaveLength(3);
+  });
+
+  it('adds one Idempotency-Key per call, the same on every attempt, when idempotencyKeys is set', async () => {
+    server = await startServer((req, res, hit) => readBody(req, hit, () => res.writeHead(500).end()));
+    const fetch = createFetch({ policy: retry500(), idempotencyKeys: true });
+    await fetch(server.origin, { method: 'POST', body: 'pay' });
+    const keys = server.hits.map((h) => h.headers['idempotency-key']);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(server.hits.map((h) => h.body)).toEqual(['pay', 'pay', 'pay']);
+  });
+
+  it('sends a stream body once and never retries it, with its own stop reason', async () => {
+    server = await startServer((req, res, hit) => readBody(req, hit, () => res.writeHead(503).end()));
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('stream'));
+        controller.close();
+      },
+    });
+    const fetch = createFetch({ policy: quick(), rejectOnGiveUp: true });
+    const error = await rejection(fetch(server.origin, { method: 'PUT', body, duplex: 'half' } as RequestInit));
+    expect(error).toMatchObject({ reason: 'body-not-replayable', attempts: 1, lastStatus: 503 });
+    expect(server.hits.map((h) => h.body)).toEqual(['stream']);
+  });
+});
+
+describe('createFetch: giving up and aborting', () => {
+  it('resolves with the last retryable response by default, and rejects with rejectOnGiveUp', async () => {
+    server = await startServer((_req, res) => res.writeHead(503).end());
+    expect((await createFetch({ policy: quick() })(server.origin)).status).toBe(503);
+    const error = await rejection(createFetch({ policy: quick(), rejectOnGiveUp: true })(server.origin));
+    expect(error).toMatchObject({ reason: 'attempts-exhausted', attempts: 3, lastStatus: 503 });
+    expect((error as SeawallError).elapsedMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('ends the call at once when aborted during a backoff sleep', async () => {
+    server = await startServer((_req, res) => res.writeHead(503, { 'retry-after': '5' }).end());
+    const controller = new AbortController();
+    const call = createFetch({ policy: quick({ deadline: { patience: '10s' } }) })(server.origin, {
+      signal: controller.signal,
+    });
+    await delay(100); // the first attempt is answered; the call now sleeps 5 s
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await rejection(call);
+    expect(Date.now() - abortedAt).toBeLessThan(20);
+    expect((error as Error).name).toBe('AbortError');
+    expect(server.hits).toHaveLength(1);
+  });
+
+  it('rejects at once with the reason of an already aborted signal, sending nothing', async () => {
+    server = await startServer((_req, res) => res.end());
+    const reason = new Error('gone');
+    const error = await rejection(
+      createFetch({ policy: quick() })(server.origin, { signal: AbortSignal.abort(reason) }),
+    );
+    expect(error).toBe(reason);
+    expect(server.hits).toHaveLength(0);
+  });
+
+  it('lets the caller signal cancel a response body after the response was handed over', async () => {
+    server = await startServer((_req, res) => {
+      res.writeHead(200);
+      res.write('first chunk');
+    });
+    const controller = new AbortController();
+    const response = await createFetch({ policy: quick({ perTryTimeout: '1s' }) })(server.origin, {
+      signal: controller.signal,
+    });
+    const reading = response.text();
+    controller.abort();
+    await expect(reading).rejects.toThrow();
+  }, 3000);
+});
