@@ -222,3 +222,42 @@ describe('isIdempotentMethod', () => {
     expect(isIdempotentMethod(method)).toBe(expected);
   });
 });
+
+describe('classification edges found by mutation testing', () => {
+  it('treats 400 as a refusal, not a success', () => {
+    expect(classifyOutcome(status(400), seedFix, safe)).toEqual({
+      retryable: false,
+      reason: 'not-in-retry-on',
+      budget: 'success',
+    });
+  });
+
+  it('keeps reset and connect-failure separate', () => {
+    expect(classifyOutcome({ kind: 'reset' }, compile(['connect-failure']), safe).retryable).toBe(false);
+    expect(classifyOutcome({ kind: 'reset' }, compile(['reset']), safe).retryable).toBe(true);
+    expect(classifyOutcome({ kind: 'connect-failure' }, compile(['reset']), safe).retryable).toBe(false);
+    expect(classifyOutcome({ kind: 'connect-failure' }, compile(['connect-failure']), safe).retryable).toBe(true);
+  });
+
+  it('lists every known name when a condition is unknown', () => {
+    const issues: ConfigIssue[] = [];
+    compileRetryOn(['nope'], 'retryOn', issues);
+    expect(issues[0]?.message).toBe(
+      'unknown retry condition "nope"; expected a status code or one of 5xx, gateway-error, reset, connect-failure, retriable-4xx, timeout, 4xx',
+    );
+  });
+
+  it('reads only exactly three digits as a status code string', () => {
+    for (const code of ['1503', '5030', '50']) {
+      const issues: ConfigIssue[] = [];
+      compileRetryOn([code], 'retryOn', issues);
+      expect(issues[0]?.message).toContain('unknown retry condition');
+    }
+  });
+
+  it('returns an empty set for a retryOn that is not a list', () => {
+    const set = compileRetryOn('5xx', 'retryOn', []);
+    expect(set).toMatchObject({ timeout: false, reset: false, connectFailure: false, conditions: [] });
+    expect(set.statuses.size).toBe(0);
+  });
+});

@@ -366,3 +366,11 @@ describe('deadline parsers on arbitrary input', () => {
     );
   });
 });
+
+describe('headerValue lookup order', () => {
+  it('prefers the exact lower-case key over a differently cased duplicate', () => {
+    expect(headerValue({ 'X-Request-Deadline': 'upper', 'x-request-deadline': 'lower' }, 'x-request-deadline')).toBe(
+      'lower',
+    );
+  });
+});

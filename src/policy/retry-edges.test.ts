@@ -126,3 +126,19 @@ describe('server hints at the edges', () => {
     expect(call.onOutcome({ kind: 'response', status: 503, pushbackMs: '5' }, 0)).toEqual({ retryAfterMs: 300 });
   });
 });
+
+describe('RetryCall after it ended', () => {
+  it('answers a late outcome (a response racing an abort) with the stop it already has, counting nothing', () => {
+    const p = new RetryPolicy({ budget: { kind: 'percent', minConcurrency: 1 } }, { random: createRandom(1) });
+    const call = p.start(0);
+    plan(call.beginAttempt(0));
+    call.abort(5);
+    expect(call.onOutcome(unavailable, 6)).toEqual({ stop: 'aborted' });
+    expect(call.onOutcome(ok, 7)).toEqual({ stop: 'aborted' });
+    const stats = p.stats();
+    expect(stats.stops.aborted).toBe(1);
+    expect(stats.stops.succeeded).toBe(0);
+    expect(stats.active).toBe(0);
+    expect(p.budgetFor('').level()).toBe(1);
+  });
+});

@@ -200,8 +200,12 @@ export class RetryCall {
     return new AttemptPlan(this.attempts, perTryTimeoutMs, deadlineMs, nowMs, config.propagateDeadline);
   }
 
-  /** Reports how the current attempt ended; returns the wait before the next attempt, or why the call stops. */
+  /**
+   * Reports how the current attempt ended; returns the wait before the next attempt, or why the call stops.
+   * An outcome that arrives after the call ended (a response racing an abort) changes nothing and returns that end.
+   */
   onOutcome(outcome: Outcome, nowMs: number): Decision {
+    if (this.stopReason !== null) return { stop: this.stopReason };
     if (!this.inAttempt) throw new Error('RetryCall.onOutcome: no attempt in progress');
     this.inAttempt = false;
     this.releaseRetrySlot();
@@ -261,10 +265,7 @@ export class RetryCall {
 
   /** Ends the call as aborted (the caller gave up) unless it already ended. Safe to call more than once. */
   abort(_nowMs: number): void {
-    if (this.stopReason !== null) return;
-    this.inAttempt = false;
-    this.releaseRetrySlot();
-    this.end('aborted');
+    if (this.stopReason === null) this.end('aborted');
   }
 
   private releaseRetrySlot(): void {
