@@ -2,3 +2,4 @@
 
 export * from './http/index.js';
 export * from './policy/index.js';
+export * from './sim/index.js';

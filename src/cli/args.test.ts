@@ -1,0 +1,115 @@
+// Tests for the command-line parser: commands, options, and one-line usage errors.
+import { describe, expect, it } from 'vitest';
+import { helpText, parseCommandLine, reproduceCommand, shellQuote, UsageError } from './args.js';
+
+const simulate = (argv: string[]) => {
+  const command = parseCommandLine(argv);
+  if (command.kind !== 'simulate') throw new Error(`expected simulate, got ${command.kind}`);
+  return command;
+};
+
+const usageMessage = (argv: string[]): string => {
+  try {
+    parseCommandLine(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return error.message;
+    throw error;
+  }
+  throw new Error(`no usage error for ${argv.join(' ')}`);
+};
+
+describe('parseCommandLine', () => {
+  it.each([
+    [['--help'], { kind: 'help', topic: 'main' }],
+    [['-h'], { kind: 'help', topic: 'main' }],
+    [['simulate', '--help'], { kind: 'help', topic: 'simulate' }],
+    [['--version'], { kind: 'version' }],
+    [['-v'], { kind: 'version' }],
+  ])('%j -> %j', (argv, expected) => {
+    expect(parseCommandLine(argv)).toEqual(expected);
+  });
+
+  it('reads a scenario with defaults: every variant, the default seed, a table on stdout', () => {
+    expect(simulate(['simulate', 'checkout-incident'])).toEqual({
+      kind: 'simulate',
+      target: 'checkout-incident',
+      variants: [],
+      seeds: undefined,
+      json: false,
+      outDir: undefined,
+      list: false,
+    });
+  });
+
+  it('collects repeated and comma-separated variants in order, once each', () => {
+    const command = simulate(['simulate', 'x.yaml', '--variant', 'bad', '--variant', 'good,bad', '--variant=a-jitter']);
+    expect(command.variants).toEqual(['bad', 'good', 'a-jitter']);
+  });
+
+  it('reads --seed N and --seeds 1,2,3', () => {
+    expect(simulate(['simulate', 'x', '--seed', '7']).seeds).toEqual([7]);
+    expect(simulate(['simulate', 'x', '--seeds', '1, 2,3']).seeds).toEqual([1, 2, 3]);
+    expect(simulate(['simulate', 'x', '--seed', '4294967295']).seeds).toEqual([4294967295]);
+  });
+
+  it('reads --json, --out and --list, and --list without a scenario', () => {
+    const command = simulate(['simulate', 'x', '--json', '--out', 'out/dir']);
+    expect([command.json, command.outDir]).toEqual([true, 'out/dir']);
+    expect(simulate(['simulate', '--list'])).toMatchObject({ target: undefined, list: true });
+  });
+
+  it.each([
+    [[], 'no command given'],
+    [['frobnicate'], "unknown command 'frobnicate' (the command is: simulate)"],
+    [['simulate'], 'simulate needs a scenario: a YAML file or a built-in name'],
+    [['simulate', 'a', 'b'], 'simulate takes one scenario, got 2: a b'],
+    [['simulate', 'x', '--bogus'], 'unknown option --bogus'],
+    [['simulate', 'x', '--seed'], 'option --seed needs a value'],
+    [['simulate', 'x', '--seed', '1.5'], "--seed: '1.5' is not a non-negative integer"],
+    [['simulate', 'x', '--seed', '-1'], 'option --seed needs a value'],
+    [['simulate', 'x', '--seed', '4294967296'], '--seed: 4294967296 is too large (the largest seed is 4294967295)'],
+    [['simulate', 'x', '--seeds', '1,,2'], '--seeds: expected a comma-separated list such as 1,2,3'],
+    [['simulate', 'x', '--seeds', '1,2,1'], '--seeds: seed 1 is listed twice'],
+    [['simulate', 'x', '--seed', '1', '--seeds', '2,3'], '--seed and --seeds cannot be used together'],
+    [['simulate', 'x', '--variant', ','], '--variant needs a variant name'],
+    [['simulate', 'x', '--out', ''], '--out needs a directory'],
+    [['--json'], '--json belongs to a command, e.g. seawall simulate <scenario> --json ...'],
+    [['simulate', 'x', '--version'], '--version takes no command: seawall --version'],
+  ])('%j is a usage error: %s', (argv, message) => {
+    expect(usageMessage(argv)).toBe(message);
+  });
+
+  it('keeps every usage error to one line', () => {
+    expect(usageMessage(['simulate', 'x', '--no-such-flag=1']).includes('\n')).toBe(false);
+  });
+});
+
+describe('reproduceCommand', () => {
+  it('rebuilds the command line, quoting what a shell would split', () => {
+    const command = simulate(['simulate', 'my scenario.yaml', '--variant', 'bad', '--seeds', '1,2', '--out', 'out/x']);
+    expect(reproduceCommand(command)).toBe(
+      "npx seawall simulate 'my scenario.yaml' --variant bad --seeds 1,2 --out out/x",
+    );
+    expect(reproduceCommand(simulate(['simulate', 'checkout-incident', '--seed', '3']))).toBe(
+      'npx seawall simulate checkout-incident --seed 3',
+    );
+  });
+
+  it.each([
+    ['plain-name_1.yaml', 'plain-name_1.yaml'],
+    ["it's", `'it'\\''s'`],
+    ['$(rm -rf /)', "'$(rm -rf /)'"],
+  ])('shellQuote(%j) = %j', (arg, quoted) => {
+    expect(shellQuote(arg)).toBe(quoted);
+  });
+});
+
+describe('helpText', () => {
+  it('names the version, the command and every simulate option', () => {
+    const text = helpText('main', '9.9.9');
+    expect(text).toContain('seawall 9.9.9');
+    for (const option of ['--variant', '--seed N', '--seeds 1,2,3', '--json', '--out DIR', '--list']) {
+      expect(text).toContain(option);
+    }
+  });
+});

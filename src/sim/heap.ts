@@ -1,0 +1,137 @@
+// The simulator's event queue: a binary min-heap keyed by (time, insertion sequence) over typed arrays.
+
+const INITIAL_CAPACITY = 1024;
+
+/**
+ * Events are (timeMs, seq, type, payload, arg). No object is allocated per event. The heap itself holds only
+ * (time, slot) pairs, so a sift moves two numbers per level; the rest of an event lives in a slot written once at
+ * push and read once at pop. Ties on time are broken by insertion sequence, so a run is a pure function of its inputs.
+ */
+export class EventHeap {
+  private heapTimeMs = new Float64Array(INITIAL_CAPACITY);
+  private heapSlot = new Int32Array(INITIAL_CAPACITY);
+  private slotSeq = new Float64Array(INITIAL_CAPACITY);
+  private slotType = new Int32Array(INITIAL_CAPACITY);
+  private slotArg = new Float64Array(INITIAL_CAPACITY);
+  private slotPayload: unknown[] = new Array(INITIAL_CAPACITY).fill(null);
+  private freeSlots = new Int32Array(INITIAL_CAPACITY);
+  private freeCount = 0;
+  private slotsUsed = 0;
+  private count = 0;
+  private nextSeq = 0;
+
+  /** Fields of the event last removed by pop(). */
+  poppedTimeMs = 0;
+  poppedType = 0;
+  poppedArg = 0;
+  poppedPayload: unknown = null;
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Time of the earliest event; Infinity when empty. */
+  peekTimeMs(): number {
+    return this.count === 0 ? Number.POSITIVE_INFINITY : (this.heapTimeMs[0] as number);
+  }
+
+  /** Sequence of the earliest event; Infinity when empty. */
+  peekSeq(): number {
+    return this.count === 0 ? Number.POSITIVE_INFINITY : (this.slotSeq[this.heapSlot[0] as number] as number);
+  }
+
+  /** `s` is the event's insertion sequence number; it breaks ties on time. Defaults to the heap's own counter. */
+  push(timeMs: number, type: number, payload: unknown, arg: number, s: number = this.nextSeq++): void {
+    if (this.count === this.heapTimeMs.length) this.grow();
+    const slot = this.freeCount > 0 ? (this.freeSlots[--this.freeCount] as number) : this.slotsUsed++;
+    const seqs = this.slotSeq;
+    seqs[slot] = s;
+    this.slotType[slot] = type;
+    this.slotArg[slot] = arg;
+    this.slotPayload[slot] = payload;
+    const times = this.heapTimeMs;
+    const slots = this.heapSlot;
+    // Sift up with a hole: parents move down until the new key fits.
+    let i = this.count++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const pt = times[parent] as number;
+      if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < s)) break;
+      times[i] = pt;
+      slots[i] = slots[parent] as number;
+      i = parent;
+    }
+    times[i] = timeMs;
+    slots[i] = slot;
+  }
+
+  /** Removes the earliest event into the popped* fields; false when empty. */
+  pop(): boolean {
+    const n = this.count;
+    if (n === 0) return false;
+    const times = this.heapTimeMs;
+    const slots = this.heapSlot;
+    const seqs = this.slotSeq;
+    const top = slots[0] as number;
+    this.poppedTimeMs = times[0] as number;
+    this.poppedType = this.slotType[top] as number;
+    this.poppedArg = this.slotArg[top] as number;
+    this.poppedPayload = this.slotPayload[top];
+    this.slotPayload[top] = null;
+    this.freeSlots[this.freeCount++] = top;
+    const last = n - 1;
+    this.count = last;
+    if (last === 0) return true;
+    const t = times[last] as number;
+    const slot = slots[last] as number;
+    const s = seqs[slot] as number;
+    // Sift the last element down from the root with a hole.
+    let i = 0;
+    const half = last >> 1;
+    while (i < half) {
+      let child = 2 * i + 1;
+      let ct = times[child] as number;
+      const right = child + 1;
+      if (right < last) {
+        const rt = times[right] as number;
+        if (
+          rt < ct ||
+          (rt === ct && (seqs[slots[right] as number] as number) < (seqs[slots[child] as number] as number))
+        ) {
+          child = right;
+          ct = rt;
+        }
+      }
+      if (t < ct || (t === ct && s < (seqs[slots[child] as number] as number))) break;
+      times[i] = ct;
+      slots[i] = slots[child] as number;
+      i = child;
+    }
+    times[i] = t;
+    slots[i] = slot;
+    return true;
+  }
+
+  private grow(): void {
+    const capacity = this.heapTimeMs.length * 2;
+    const f64 = (old: Float64Array) => {
+      const next = new Float64Array(capacity);
+      next.set(old);
+      return next;
+    };
+    const i32 = (old: Int32Array) => {
+      const next = new Int32Array(capacity);
+      next.set(old);
+      return next;
+    };
+    this.heapTimeMs = f64(this.heapTimeMs);
+    this.heapSlot = i32(this.heapSlot);
+    this.slotSeq = f64(this.slotSeq);
+    this.slotType = i32(this.slotType);
+    this.slotArg = f64(this.slotArg);
+    this.freeSlots = i32(this.freeSlots);
+    const payloads: unknown[] = new Array(capacity).fill(null);
+    for (let i = 0; i < this.slotsUsed; i++) payloads[i] = this.slotPayload[i];
+    this.slotPayload = payloads;
+  }
+}

@@ -1,0 +1,13 @@
+// The simulator's public surface: re-exports only.
+
+export type { RunSummary, TimeseriesRow } from './metrics/summary.js';
+export {
+  type RunOptions,
+  runVariant,
+  type ServiceDetail,
+  type SimulationResult,
+  simulate,
+  type VariantRun,
+} from './run.js';
+export { listBuiltinScenarios, loadScenario, parseScenario, ScenarioError } from './scenario/load.js';
+export type { ModelSpec, Scenario, VariantSpec } from './scenario/types.js';

@@ -1,0 +1,48 @@
+// Builds a run's runtime objects from a ModelSpec: instances with their LoadShedders, edges with their RetryPolicies.
+
+import type { Random } from '../../policy/random.js';
+import { RetryPolicy } from '../../policy/retry.js';
+import { LoadShedder } from '../../policy/shed.js';
+import type { ModelSpec } from '../scenario/types.js';
+import { Sampler } from './distributions.js';
+import { EdgeRuntime, Instance, type Request, ServiceRuntime, TrafficSource } from './records.js';
+
+/**
+ * Every random stream is forked by a stable name (service, instance, edge, source), so adding a service or
+ * changing one variant's policy never shifts the draws of another component.
+ */
+export function buildServices(model: ModelSpec, root: Random): ServiceRuntime[] {
+  const services = model.services.map((spec, index) => new ServiceRuntime(index, spec));
+  const byName = new Map(services.map((s) => [s.spec.name, s]));
+  for (const service of services) {
+    const { spec } = service;
+    for (let k = 0; k < spec.instances; k++) {
+      const id = `${spec.name}#${k}`;
+      const shedder = spec.shed === null ? null : new LoadShedder<Request>(spec.shed);
+      const time = new Sampler(spec.serviceTime, root.fork(`service:${id}:time`));
+      service.instances.push(new Instance(service, k, shedder, time, root.fork(`service:${id}:errors`)));
+    }
+  }
+  for (const service of services) {
+    for (const instance of service.instances) {
+      for (const call of service.spec.calls) {
+        const edge = model.edges.find((e) => e.from === service.spec.name && e.to === call.to);
+        const callee = byName.get(call.to) as ServiceRuntime;
+        const id = `${service.spec.name}#${instance.index}->${call.to}`;
+        // One policy per caller instance and edge: its budget sees only this instance's calls, as in production.
+        const policy = new RetryPolicy(edge?.policy ?? {}, { random: root.fork(`policy:${id}`) });
+        const runtime = new EdgeRuntime(callee, policy, call.optional, policy.config.propagateDeadline);
+        runtime.next = instance.index % callee.instances.length;
+        instance.edges.push(runtime);
+      }
+    }
+  }
+  return services;
+}
+
+export function buildSources(model: ModelSpec, services: ServiceRuntime[], root: Random): TrafficSource[] {
+  return model.traffic.map((t, i) => {
+    const service = services.find((s) => s.spec.name === t.to) as ServiceRuntime;
+    return new TrafficSource(t, service, root.fork(`traffic:${i}:${t.to}`));
+  });
+}

@@ -1,0 +1,148 @@
+// The simulated entities: user requests, request messages (caller's attempt + callee's execution), calls, runtimes.
+
+import type { Random } from '../../policy/random.js';
+import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
+import type { LoadShedder, QueueTicket } from '../../policy/shed.js';
+import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
+import type { Sampler } from './distributions.js';
+
+/** One user request from a traffic source. */
+export class UserRequest {
+  ended = false;
+  /** The request at the entry service, for cancellation when the user leaves. */
+  request: Request | null = null;
+
+  constructor(
+    readonly arrivalMs: number,
+    readonly service: number,
+    readonly bin: number,
+    readonly windowMask: number,
+  ) {}
+}
+
+// Request.state: the callee's side.
+export const IN_TRANSIT = 0;
+export const QUEUED = 1;
+/** Holding a worker for its own service time. From here on the request "ran": it counts as an execution. */
+export const WORKING = 2;
+/** Working, but its caller went away: when the work ends nothing is sent and no calls start. */
+export const ABORTED = 3;
+/** Waiting for downstream calls (still holding its worker, if the service has a shedder). */
+export const CALLING = 4;
+export const DONE = 5;
+
+// Request.reply: the caller's side.
+export const WAITING = 0;
+export const ANSWERED = 1;
+export const TIMED_OUT = 2;
+/** The caller's call was aborted while this attempt was out. */
+export const ABANDONED = 3;
+/** The caller cancelled it (only with cancellation on): the callee drops it, or never starts it. */
+export const CANCELLED = 4;
+/** Sent by a user to an entry service: no caller attempt, the user waits (UserRequest.ended). */
+export const ENTRY = 5;
+
+/**
+ * One request message over its whole life: the caller's attempt (reply state, per-try timeout) and the callee's
+ * handling of it (queued, working, calling downstream, done). One object per attempt, and a small one: in a
+ * meltdown hundreds of thousands wait in a queue, and every field is copied by the garbage collector.
+ */
+export class Request {
+  state = IN_TRANSIT;
+  reply: number;
+  /** The answer: its status once sent; before that, non-zero when the work ends in a transient error. */
+  status = 0;
+  retryAfter: string | null = null;
+  ticket: QueueTicket<Request> | null = null;
+  /** Sequential calls: index of the call in progress. Parallel: calls not yet ended. */
+  callIndex = 0;
+  /** Sequential calls: the call in progress. Parallel: every call, in edge order. */
+  calls: Call | Call[] | null = null;
+
+  constructor(
+    /** The caller's call; null for a user's request, and cleared once the caller stops waiting. */
+    public call: Call | null,
+    readonly instance: Instance,
+    readonly user: UserRequest,
+    /** Deadline carried by the message (as the header would), ms. */
+    readonly deadlineMs: number | null,
+  ) {
+    this.reply = call === null ? ENTRY : WAITING;
+  }
+}
+
+/** One logical call over an edge, driven by the production RetryCall. */
+export class Call {
+  done = false;
+  attempt: Request | null = null;
+  /** Status of the last response; 0 when the last attempt timed out or none was made. */
+  lastStatus = 0;
+
+  constructor(
+    /** The request whose handling makes this call. */
+    readonly parent: Request,
+    readonly edge: EdgeRuntime,
+    readonly retry: RetryCall,
+  ) {}
+}
+
+/** A caller instance's side of an edge: its own RetryPolicy (and so its own budget). */
+export class EdgeRuntime {
+  /** Round-robin position over the callee's instances. */
+  next = 0;
+
+  constructor(
+    readonly callee: ServiceRuntime,
+    readonly policy: RetryPolicy,
+    readonly optional: boolean,
+    /** The policy sends the deadline downstream (RetryPolicy's propagateDeadline). */
+    readonly propagate: boolean,
+  ) {}
+}
+
+export class Instance {
+  edges: EdgeRuntime[] = [];
+  /** Inside the dequeue loop: nested frees are picked up by the running loop instead of recursing. */
+  draining = false;
+
+  constructor(
+    readonly service: ServiceRuntime,
+    readonly index: number,
+    readonly shedder: LoadShedder<Request> | null,
+    readonly serviceTime: Sampler,
+    readonly errorRandom: Random,
+  ) {}
+}
+
+export class ServiceRuntime {
+  instances: Instance[] = [];
+  /** Requests present (queued, working or calling). */
+  inFlight = 0;
+  /** Transient errors added by faults currently in force. */
+  faultErrors: ErrorSpec[] = [];
+  /** Extra worker time per execution from latency faults, ms. */
+  extraLatencyMs = 0;
+  /** Round-robin position for traffic entering here. */
+  nextEntry = 0;
+  /** Workers per instance in force (changed by faults); null without a shedder. */
+  workers: number | null;
+
+  constructor(
+    readonly index: number,
+    readonly spec: ServiceSpec,
+  ) {
+    this.workers = spec.shed === null ? null : spec.shed.workers;
+  }
+}
+
+export class TrafficSource {
+  multiplier = 1;
+  /** Bumped when the rate changes: the pending arrival drawn at the old rate is ignored (Poisson is memoryless). */
+  generation = 0;
+
+  constructor(
+    readonly spec: TrafficSpec,
+    readonly service: ServiceRuntime,
+    readonly random: Random,
+  ) {}
+}

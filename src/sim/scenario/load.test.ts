@@ -1,0 +1,232 @@
+// Scenario files: built-ins load, variants merge, and every bad file gets one "path: message" line per problem.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listBuiltinScenarios, loadScenario, parseScenario, ScenarioError } from './load.js';
+
+const MINIMAL = `
+name: mini
+duration: 10s
+traffic: [{ to: api, rate: 10, patience: 1s }]
+services:
+  api: { calls: [db] }
+  db: { workers: 2, serviceTime: { dist: exponential, mean: 10ms } }
+`;
+
+function problemsOf(yaml: string): string[] {
+  try {
+    parseScenario(yaml, 'test.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ScenarioError);
+    return (error as ScenarioError).problems;
+  }
+  throw new Error('expected a ScenarioError');
+}
+
+describe('built-in scenarios', () => {
+  it('lists every scenarios/*.yaml and each one loads and validates', () => {
+    const names = listBuiltinScenarios();
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'checkout-incident',
+        'checkout-total-failure',
+        'checkout-normal',
+        'checkout-fast-errors',
+        'checkout-many-clients',
+        'mmc-erlang',
+        'mmck-blocking',
+      ]),
+    );
+    for (const name of names) expect(loadScenario(name).variants.length).toBeGreaterThan(0);
+  });
+
+  it('gives checkout-incident the seed variants in file order and the shared windows', () => {
+    const scenario = loadScenario('checkout-incident');
+    expect(scenario.variants.map((v) => v.name)).toEqual([
+      'bad',
+      'a-jitter',
+      'b-bff-only',
+      'good',
+      'good-no-budget',
+      'good-no-queue-limit',
+      'good-no-deadline-drop',
+      'good-no-jitter',
+      'one-layer-jitter-deadline-header',
+      'budget-only',
+      'callee-protection-only',
+    ]);
+    for (const name of listBuiltinScenarios().filter((n) => n.startsWith('checkout-'))) {
+      expect(loadScenario(name).windows).toEqual({
+        before: [40_000, 50_000],
+        during: [50_000, 65_000],
+        after: [65_000, 80_000],
+      });
+    }
+  });
+
+  it('runs checkout-total-failure and checkout-normal with exactly checkout-incident variants', () => {
+    const incident = loadScenario('checkout-incident');
+    for (const name of ['checkout-total-failure', 'checkout-normal']) {
+      const other = loadScenario(name);
+      expect(other.variants.map((v) => v.name)).toEqual(incident.variants.map((v) => v.name));
+      other.variants.forEach((v, i) => {
+        expect(v.model.edges).toEqual(incident.variants[i]?.model.edges);
+      });
+      expect(other.variants[0]?.model.faults).toEqual([]);
+    }
+  });
+
+  it('merges variants: extends chains, null removes a key, a changed kind replaces the object', () => {
+    const scenario = loadScenario('checkout-incident');
+    const model = (name: string) => scenario.variants.find((v) => v.name === name)?.model;
+    const bff = (name: string) => model(name)?.edges.find((e) => e.from === 'checkout-bff')?.policy;
+    const memberShed = (name: string) => model(name)?.services.find((s) => s.name === 'member-api')?.shed;
+    expect(bff('good-no-budget')?.budget).toBe(false);
+    expect(bff('good-no-budget')?.maxAttempts).toBe(3);
+    expect(memberShed('good-no-queue-limit')?.queueLimit).toBe(Number.POSITIVE_INFINITY);
+    expect(memberShed('good-no-queue-limit')?.dropExpired).toBe(true);
+    expect(memberShed('one-layer-jitter-deadline-header')?.dropExpired).toBe(false);
+    expect(bff('budget-only')?.budget).toEqual({ kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 });
+    const many = loadScenario('checkout-many-clients');
+    const percent = many.variants.find((v) => v.name === 'percent-budget-only')?.model.edges[0]?.policy.budget;
+    expect(percent).toEqual({ kind: 'percent', percent: 20, minConcurrency: 3 });
+  });
+
+  it('accepts a file without variants as one variant named default', () => {
+    const scenario = parseScenario(MINIMAL, 'mini.yaml');
+    expect(scenario.variants.map((v) => v.name)).toEqual(['default']);
+    expect(scenario.windows).toEqual({ all: [0, 10_000] });
+    expect(scenario.variants[0]?.model.services[1]?.shed?.workers).toBe(2);
+  });
+});
+
+describe('scenario validation', () => {
+  it.each([
+    ['a non-integer worker count', 'db: { workers: 2.5 }', 'services.db.workers: must be an integer ≥ 1'],
+    ['zero workers', 'db: { workers: 0 }', 'services.db.workers: must be an integer ≥ 1'],
+    ['a misspelt key', 'db: { wokers: 2 }', 'services.db.wokers: unknown key (did you mean workers?)'],
+    [
+      'an unknown distribution',
+      'db: { serviceTime: { dist: gamma } }',
+      'services.db.serviceTime.dist: must be a duration, or { dist: constant | exponential | lognormal, ... }',
+    ],
+    [
+      'a bad duration',
+      'db: { serviceTime: { dist: exponential, mean: 10 parsecs } }',
+      'services.db.serviceTime.mean: must be a duration like 800ms or 2s, got "10 parsecs"',
+    ],
+    [
+      'an error rate above 1',
+      'db: { errors: { rate: 2 } }',
+      'services.db.errors.rate: must be a probability from 0 to 1',
+    ],
+    ['a call to nowhere', 'db: { calls: [cache] }', 'services.db.calls.0: no service named cache'],
+    [
+      'a negative queue limit',
+      'db: { workers: 2, queueLimit: -1 }',
+      'services.db.queueLimit: must be an integer >= 0 or Infinity',
+    ],
+  ])('names the path of %s', (_what, serviceLine, expected) => {
+    const yaml = MINIMAL.replace(/ {2}db: .*\n/, `  ${serviceLine}\n`);
+    expect(problemsOf(yaml)).toContain(expected);
+  });
+
+  it('reports every problem at once, one line each', () => {
+    const problems = problemsOf(`
+name: broken
+duration: -5s
+traffic: [{ to: nowhere, rate: 0 }]
+services: { api: { instances: 0 } }
+colour: blue
+`);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'duration: must be a duration like 800ms or 2s, got "-5s"',
+        'colour: unknown key',
+        'traffic.0.rate: must be > 0',
+        'services.api.instances: must be an integer ≥ 1',
+      ]),
+    );
+    for (const line of problems) expect(line).toMatch(/^[\w.\- >()]+: \S/);
+  });
+
+  it('names required keys', () => {
+    expect(problemsOf('name: x\nduration: 1s\nservices: { a: {} }\n')).toContain('traffic: is required');
+  });
+
+  it('checks policy blocks with the RetryPolicy validator, under the variant that sets them', () => {
+    const problems = problemsOf(`${MINIMAL}
+variants:
+  v:
+    calls:
+      api -> db: { maxAttempts: 0, budget: { kind: token-bucket, maxTokens: 2000, tokenRatio: 0.1 } }
+`);
+    expect(problems).toContain('variants.v.calls.api -> db.maxAttempts: must be an integer ≥ 1');
+    expect(problems).toContain('variants.v.calls.api -> db.budget.maxTokens: must be a number in (0, 1000]');
+  });
+
+  it('checks edges, faults, windows and extends', () => {
+    const problems = problemsOf(`${MINIMAL}
+windows: { late: [5s, 20s], backwards: [3s, 2s] }
+calls:
+  db -> api: { maxAttempts: 2 }
+  api to db: {}
+faults:
+  - { service: api, at: 1s, for: 1s, workers: 3 }
+  - { service: db, at: 1s, for: 1s }
+variants:
+  a: { extends: b }
+  b: { extends: a }
+  c: { extends: zzz }
+`);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'windows.late: must end within duration',
+        'windows.backwards: start must be before end',
+        'calls.db -> api: db does not call api (add it to services.db.calls)',
+        'calls.api to db: must be written "caller -> callee"',
+        'faults.0.workers: services.api has no workers limit to change (give it workers)',
+        'faults.1: needs an effect: workers, errors, latency or surge',
+        'variants.a.extends: extends cycle a -> b -> a',
+        'variants.b.extends: extends cycle b -> a -> b',
+        'variants.c.extends: no variant named zzz',
+      ]),
+    );
+  });
+
+  it('rejects call cycles', () => {
+    const yaml = MINIMAL.replace('db: { workers: 2,', 'db: { calls: [api], workers: 2,');
+    expect(problemsOf(yaml).join('\n')).toMatch(/call cycle/);
+  });
+
+  it('reports YAML syntax errors with their line, without a stack trace', () => {
+    const problems = problemsOf('name: x\nservices: { a: [\n');
+    expect(problems[0]).toMatch(/^line \d+, column \d+: /);
+    expect(problems.join('\n')).not.toMatch(/\n\s+at /);
+  });
+
+  it('extends another file: its keys merged under this one, its variants kept unless this file lists its own', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seawall-scenario-'));
+    writeFileSync(
+      join(dir, 'base.yaml'),
+      `${MINIMAL}variants: { one: {}, two: { services: { db: { workers: 3 } } } }\n`,
+    );
+    writeFileSync(join(dir, 'child.yaml'), 'extends: ./base.yaml\nname: child\nservices: { db: { workers: 4 } }\n');
+    writeFileSync(join(dir, 'own.yaml'), 'extends: ./base.yaml\nname: own\nvariants: { three: {} }\n');
+    const child = loadScenario(join(dir, 'child.yaml'));
+    expect(child.name).toBe('child');
+    expect(child.variants.map((v) => [v.name, v.model.services[1]?.shed?.workers])).toEqual([
+      ['one', 4],
+      ['two', 3],
+    ]);
+    expect(loadScenario(join(dir, 'own.yaml')).variants.map((v) => v.name)).toEqual(['three']);
+    writeFileSync(join(dir, 'orphan.yaml'), 'extends: ./missing.yaml\nname: orphan\n');
+    expect(() => loadScenario(join(dir, 'orphan.yaml'))).toThrow(/extends: no scenario file or built-in named/);
+  });
+
+  it('loads files by path and explains unknown names', () => {
+    expect(() => loadScenario('no-such-scenario')).toThrow(/no scenario file or built-in named "no-such-scenario"/);
+  });
+});

@@ -1,0 +1,233 @@
+// Loading scenarios: YAML text or a built-in name -> a validated Scenario with every variant merged and resolved.
+
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseDocument } from 'yaml';
+import { fromZodIssues, joinKey, type Problem, problemLine, requiredKeyMessage, ScenarioError } from './errors.js';
+import { attribute, deepMerge, isPlainObject, normalizeOverlay } from './merge.js';
+import { resolveModel } from './resolve.js';
+import { fileSchema, modelSchema } from './schema.js';
+import type { Scenario, VariantSpec } from './types.js';
+
+export { ScenarioError };
+
+const MODEL_KEYS = ['traffic', 'network', 'services', 'calls', 'faults', 'cancellation'] as const;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+export const DEFAULT_VARIANT = 'default';
+
+/** The package root: the nearest directory above this module with seawall's package.json. */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'seawall') return dir;
+      } catch {
+        // not ours; keep looking
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('seawall: cannot find the package root (package.json)');
+    dir = parent;
+  }
+}
+
+export function builtinScenarioDir(): string {
+  return join(packageRoot(), 'scenarios');
+}
+
+/** Names of the built-in scenarios (scenarios/*.yaml), sorted. */
+export function listBuiltinScenarios(): string[] {
+  const dir = builtinScenarioDir();
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .map((f) => f.slice(0, -'.yaml'.length))
+    .sort();
+}
+
+/** A built-in name (e.g. `checkout-incident`) or a path to a YAML file. */
+export function loadScenario(nameOrPath: string): Scenario {
+  const looksLikePath = /[/\\]/.test(nameOrPath) || /\.ya?ml$/i.test(nameOrPath);
+  let file: string;
+  if (!looksLikePath && listBuiltinScenarios().includes(nameOrPath)) {
+    file = join(builtinScenarioDir(), `${nameOrPath}.yaml`);
+  } else if (existsSync(nameOrPath)) {
+    file = resolve(nameOrPath);
+  } else {
+    const builtins = listBuiltinScenarios().join(', ');
+    throw new ScenarioError(nameOrPath, [
+      `(root): no scenario file or built-in named "${nameOrPath}" (built-ins: ${builtins || 'none'})`,
+    ]);
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(nameOrPath, [`(root): cannot read ${file}: ${(error as Error).message}`]);
+  }
+  return parseScenario(text, nameOrPath, dirname(file));
+}
+
+function dedupe(lines: string[]): string[] {
+  return [...new Set(lines)];
+}
+
+function parseYaml(yamlText: string, sourceName: string): Record<string, unknown> {
+  const doc = parseDocument(yamlText, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ScenarioError(
+      sourceName,
+      doc.errors.map((e) => {
+        const at = e.linePos?.[0];
+        const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        return `${at ? `line ${at.line}, column ${at.col}` : '(yaml)'}: ${message}`;
+      }),
+    );
+  }
+  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  if (!isPlainObject(raw)) throw new ScenarioError(sourceName, ['(root): must be a mapping of scenario keys']);
+  return raw;
+}
+
+const MAX_EXTENDS_DEPTH = 8;
+
+/**
+ * `extends: NAME-or-PATH` at the top level: the parent file is merged under this one (mappings key by key, lists
+ * replaced, null removes). `variants` is the exception: a file that lists its own replaces the parent's.
+ */
+function withParent(raw: Record<string, unknown>, baseDir: string, depth: number): Record<string, unknown> {
+  const parentRef = raw.extends;
+  if (parentRef === undefined) return raw;
+  if (typeof parentRef !== 'string') {
+    throw new ScenarioError('extends', ['extends: must be a built-in scenario name or a file path']);
+  }
+  if (depth >= MAX_EXTENDS_DEPTH) throw new ScenarioError(parentRef, ['extends: too deep (a cycle?)']);
+  const isPath = /[/\\]/.test(parentRef) || /\.ya?ml$/i.test(parentRef);
+  const file = isPath ? resolve(baseDir, parentRef) : join(builtinScenarioDir(), `${parentRef}.yaml`);
+  if (!existsSync(file)) {
+    throw new ScenarioError(parentRef, [`extends: no scenario file or built-in named "${parentRef}"`]);
+  }
+  const parent = withParent(parseYaml(readFileSync(file, 'utf8'), parentRef), dirname(file), depth + 1);
+  const own = { ...raw };
+  delete own.extends;
+  const merged = deepMerge(parent, own) as Record<string, unknown>;
+  if (own.variants !== undefined) merged.variants = own.variants;
+  return merged;
+}
+
+/** Parses and validates scenario YAML; throws ScenarioError listing every problem, one line each with its path. */
+export function parseScenario(yamlText: string, sourceName: string, baseDir = process.cwd()): Scenario {
+  const raw = withParent(parseYaml(yamlText, sourceName), baseDir, 0);
+  const problems: Problem[] = [];
+  const warnings: Problem[] = [];
+  const top = fileSchema.safeParse(raw, { error: requiredKeyMessage });
+  // On top-level problems keep going with what can be read, so the model's problems are reported in the same pass.
+  if (!top.success) problems.push(...fromZodIssues(top.error.issues, ''));
+  const file = top.success
+    ? top.data
+    : {
+        name: String(raw.name ?? ''),
+        description: undefined,
+        duration: Number.POSITIVE_INFINITY,
+        windows: {} as Record<string, number[]>,
+        variants: (isPlainObject(raw.variants) ? raw.variants : {}) as Record<string, { description?: string }>,
+      };
+
+  const durationMs = file.duration;
+  const windows: Record<string, [number, number]> = {};
+  const declaredWindows: Record<string, number[]> = file.windows ?? { all: [0, durationMs] };
+  for (const [name, [startMs, endMs]] of Object.entries(declaredWindows)) {
+    const path = joinKey('windows', name);
+    if (!NAME.test(name)) problems.push({ path, message: 'a window name must be letters, digits, ".", "_" or "-"' });
+    if (!((startMs as number) < (endMs as number))) problems.push({ path, message: 'start must be before end' });
+    else if ((endMs as number) > durationMs) problems.push({ path, message: 'must end within duration' });
+    windows[name] = [startMs as number, endMs as number];
+  }
+
+  const base: Record<string, unknown> = {};
+  for (const key of MODEL_KEYS) if (raw[key] !== undefined) base[key] = raw[key];
+  const baseOverlay = normalizeOverlay(base);
+  const rawVariants = (isPlainObject(raw.variants) ? raw.variants : {}) as Record<string, Record<string, unknown>>;
+  const declared = Object.keys(file.variants ?? {});
+  const names = declared.length > 0 ? declared : [DEFAULT_VARIANT];
+
+  const variants: VariantSpec[] = [];
+  for (const name of names) {
+    const layers: { prefix: string; overlay: unknown }[] = [{ prefix: '', overlay: baseOverlay }];
+    if (declared.length > 0) {
+      // A broken extends chain is reported; the variant is still checked on its own so other problems show too.
+      const chain = extendsChain(name, rawVariants, problems) ?? [name];
+      for (const link of chain) {
+        layers.push({
+          prefix: joinKey('variants', link),
+          overlay: normalizeOverlay(variantModelKeys(rawVariants[link])),
+        });
+      }
+      if (!NAME.test(name))
+        problems.push({
+          path: joinKey('variants', name),
+          message: 'a variant name must be letters, digits, ".", "_" or "-"',
+        });
+    }
+    let merged: unknown = {};
+    for (const layer of layers) merged = deepMerge(merged, layer.overlay);
+    const place = (p: Problem): Problem => ({ path: attribute(p.path, layers), message: p.message });
+    const parsed = modelSchema.safeParse(merged, { error: requiredKeyMessage });
+    if (!parsed.success) {
+      problems.push(...fromZodIssues(parsed.error.issues, '').map(place));
+      continue;
+    }
+    const modelProblems: Problem[] = [];
+    const modelWarnings: Problem[] = [];
+    const model = resolveModel(parsed.data, modelProblems, modelWarnings);
+    problems.push(...modelProblems.map(place));
+    warnings.push(...modelWarnings.map(place));
+    const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
+    variants.push({ name, description, model });
+  }
+  if (problems.length > 0 || !top.success) throw new ScenarioError(sourceName, dedupe(problems.map(problemLine)));
+  return {
+    name: file.name,
+    description: file.description ?? null,
+    source: sourceName,
+    durationMs,
+    windows,
+    variants,
+    warnings: dedupe(warnings.map(problemLine)),
+  };
+}
+
+function variantModelKeys(variant: Record<string, unknown> | undefined): Record<string, unknown> {
+  const overlay: Record<string, unknown> = {};
+  if (variant === undefined) return overlay;
+  for (const key of MODEL_KEYS) if (key in variant) overlay[key] = variant[key];
+  return overlay;
+}
+
+/** [root ancestor, ..., name] following `extends`; undefined (with a problem) for unknown names and cycles. */
+function extendsChain(
+  name: string,
+  variants: Record<string, Record<string, unknown>>,
+  problems: Problem[],
+): string[] | undefined {
+  const chain: string[] = [];
+  let current: string | undefined = name;
+  while (current !== undefined) {
+    if (chain.includes(current)) {
+      problems.push({ path: `variants.${name}.extends`, message: `extends cycle ${[...chain, current].join(' -> ')}` });
+      return undefined;
+    }
+    chain.push(current);
+    const parent: unknown = variants[current]?.extends;
+    if (parent === undefined) break;
+    if (typeof parent !== 'string' || !(parent in variants)) {
+      problems.push({ path: `variants.${current}.extends`, message: `no variant named ${String(parent)}` });
+      return undefined;
+    }
+    current = parent;
+  }
+  return chain.reverse();
+}

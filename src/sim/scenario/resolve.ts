@@ -1,0 +1,217 @@
+// Turns a schema-checked model into a ModelSpec: defaults, cross-references, the call graph, and policy validation.
+
+import type { ConfigIssue } from '../../policy/config-error.js';
+import { validateRetryConfig } from '../../policy/retry-config.js';
+import { type LoadShedderConfig, validateLoadShedderConfig } from '../../policy/shed.js';
+import type { DistSpec } from '../model/distributions.js';
+import { joinKey, type Problem } from './errors.js';
+import { edgeKey, parseEdgeKey } from './merge.js';
+import type { FaultInput, ModelInput, ServiceInput } from './schema.js';
+import { SHED_KEYS } from './schema.js';
+import type { CallSpec, EdgeSpec, ErrorSpec, FaultSpec, ModelSpec, ServiceSpec, TrafficSpec } from './types.js';
+
+/** Services without `workers` but with shed keys get this many (the LoadShedder needs a finite number). */
+export const UNLIMITED_WORKERS = Number.MAX_SAFE_INTEGER;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+type Dist =
+  | { dist: 'constant'; value: number }
+  | { dist: 'exponential'; mean: number }
+  | { dist: 'lognormal'; mean: number; sigma?: number | undefined };
+
+function toDist(input: Dist | undefined): DistSpec {
+  if (input === undefined) return { dist: 'constant', valueMs: 0 };
+  switch (input.dist) {
+    case 'constant':
+      return { dist: 'constant', valueMs: input.value };
+    case 'exponential':
+      return { dist: 'exponential', meanMs: input.mean };
+    case 'lognormal':
+      return { dist: 'lognormal', meanMs: input.mean, sigma: input.sigma ?? 0.5 };
+  }
+}
+
+function toErrors(
+  input: { rate: number; status?: number | undefined; cost?: number | undefined } | undefined,
+): ErrorSpec | null {
+  if (input === undefined) return null;
+  return { rate: input.rate, status: input.status ?? 503, costMs: input.cost ?? 0 };
+}
+
+function fromConfigIssues(issues: readonly ConfigIssue[]): Problem[] {
+  return issues.map((i) => ({ path: i.path, message: i.message }));
+}
+
+function resolveService(name: string, input: ServiceInput, problems: Problem[]): ServiceSpec {
+  const path = joinKey('services', name);
+  if (!NAME.test(name)) problems.push({ path, message: 'a service name must be letters, digits, "_" or "-"' });
+  const shedInput: Record<string, unknown> = {};
+  let hasShed = input.workers !== undefined;
+  for (const key of SHED_KEYS) {
+    if (input[key] !== undefined) {
+      shedInput[key] = input[key];
+      hasShed = true;
+    }
+  }
+  let shed: LoadShedderConfig | null = null;
+  if (hasShed) {
+    shedInput.workers = input.workers ?? UNLIMITED_WORKERS;
+    const issues: ConfigIssue[] = [];
+    const resolved = validateLoadShedderConfig(shedInput, path, issues);
+    problems.push(...fromConfigIssues(issues));
+    if (resolved) {
+      shed = {
+        workers: resolved.workers,
+        queueLimit: resolved.queueLimit,
+        retryAfter: resolved.retryAfterMs,
+        dropExpired: resolved.dropExpired,
+        discipline: resolved.discipline,
+        lifoAfter: resolved.lifoAfterMs,
+      };
+    }
+  }
+  const calls: CallSpec[] = (input.calls ?? []).map((call) =>
+    typeof call === 'string' ? { to: call, optional: false } : { to: call.to, optional: call.optional ?? false },
+  );
+  return {
+    name,
+    instances: input.instances ?? 1,
+    shed,
+    serviceTime: toDist(input.serviceTime as Dist | undefined),
+    errors: toErrors(input.errors),
+    calls,
+    parallel: input.parallel ?? false,
+  };
+}
+
+function checkCallGraph(services: ServiceSpec[], problems: Problem[]): void {
+  const byName = new Map(services.map((s) => [s.name, s]));
+  for (const service of services) {
+    const seen = new Set<string>();
+    service.calls.forEach((call, index) => {
+      const path = joinKey(joinKey(joinKey('services', service.name), 'calls'), index);
+      if (!byName.has(call.to)) problems.push({ path, message: `no service named ${call.to}` });
+      else if (call.to === service.name) problems.push({ path, message: 'a service cannot call itself' });
+      if (seen.has(call.to)) problems.push({ path, message: `${call.to} is called twice` });
+      seen.add(call.to);
+    });
+  }
+  // A cycle would make every request spawn requests forever.
+  const state = new Map<string, 1 | 2>();
+  const stack: string[] = [];
+  const visit = (name: string): boolean => {
+    state.set(name, 1);
+    stack.push(name);
+    for (const call of byName.get(name)?.calls ?? []) {
+      if (!byName.has(call.to) || call.to === name) continue;
+      const s = state.get(call.to);
+      if (s === 1) {
+        const cycle = [...stack.slice(stack.indexOf(call.to)), call.to].join(' -> ');
+        problems.push({ path: joinKey(joinKey('services', name), 'calls'), message: `call cycle ${cycle}` });
+        return true;
+      }
+      if (s === undefined && visit(call.to)) return true;
+    }
+    stack.pop();
+    state.set(name, 2);
+    return false;
+  };
+  for (const service of services) if (!state.has(service.name) && visit(service.name)) break;
+}
+
+function resolveEdges(
+  services: ServiceSpec[],
+  calls: Record<string, unknown>,
+  problems: Problem[],
+  warnings: Problem[],
+): EdgeSpec[] {
+  const byName = new Map(services.map((s) => [s.name, s]));
+  for (const key of Object.keys(calls)) {
+    const path = joinKey('calls', key);
+    const edge = parseEdgeKey(key);
+    if (!edge) {
+      problems.push({ path, message: 'must be written "caller -> callee"' });
+      continue;
+    }
+    const caller = byName.get(edge.from);
+    if (!caller) problems.push({ path, message: `no service named ${edge.from}` });
+    else if (!caller.calls.some((c) => c.to === edge.to)) {
+      problems.push({ path, message: `${edge.from} does not call ${edge.to} (add it to services.${edge.from}.calls)` });
+    }
+  }
+  const edges: EdgeSpec[] = [];
+  for (const service of services) {
+    for (const call of service.calls) {
+      const key = edgeKey(service.name, call.to);
+      const config = calls[key] ?? {};
+      const result = validateRetryConfig(config, joinKey('calls', key));
+      problems.push(...fromConfigIssues(result.issues));
+      warnings.push(...fromConfigIssues(result.warnings));
+      edges.push({ from: service.name, to: call.to, policy: config as EdgeSpec['policy'] });
+    }
+  }
+  return edges;
+}
+
+function resolveFault(input: FaultInput, index: number, names: Set<string>, problems: Problem[]): FaultSpec {
+  const path = joinKey('faults', index);
+  const service = input.service ?? null;
+  if (service !== null && !names.has(service)) {
+    problems.push({ path: joinKey(path, 'service'), message: `no service named ${service}` });
+  }
+  const hasEffect =
+    input.workers !== undefined ||
+    input.errors !== undefined ||
+    input.latency !== undefined ||
+    input.surge !== undefined;
+  if (!hasEffect) problems.push({ path, message: 'needs an effect: workers, errors, latency or surge' });
+  if (service === null && (input.workers !== undefined || input.errors !== undefined || input.latency !== undefined)) {
+    problems.push({ path: joinKey(path, 'service'), message: 'is required for workers, errors and latency faults' });
+  }
+  return {
+    service,
+    startMs: input.at,
+    endMs: input.at + input.for,
+    workers: input.workers ?? null,
+    errors: toErrors(input.errors),
+    latencyMs: input.latency ?? 0,
+    surge: input.surge ?? 1,
+  };
+}
+
+/** Resolves a model; problems and warnings carry paths relative to the model's top level. */
+export function resolveModel(input: ModelInput, problems: Problem[], warnings: Problem[]): ModelSpec {
+  const services = Object.entries(input.services).map(([name, s]) => resolveService(name, s, problems));
+  const names = new Set(services.map((s) => s.name));
+  checkCallGraph(services, problems);
+  const traffic: TrafficSpec[] = input.traffic.map((t, index) => {
+    if (!names.has(t.to)) problems.push({ path: `traffic.${index}.to`, message: `no service named ${t.to}` });
+    return { to: t.to, ratePerS: t.rate, patienceMs: t.patience ?? null };
+  });
+  if (services.length === 0) problems.push({ path: 'services', message: 'must define at least one service' });
+  const edges = resolveEdges(services, input.calls ?? {}, problems, warnings);
+  const faults = (input.faults ?? []).map((f, index) => resolveFault(f, index, names, problems));
+  faults.forEach((fault, index) => {
+    const target = services.find((s) => s.name === fault.service);
+    if (fault.workers !== null && target !== undefined && target.shed === null) {
+      problems.push({
+        path: `faults.${index}.workers`,
+        message: `services.${target.name} has no workers limit to change (give it workers)`,
+      });
+    }
+  });
+  for (const fault of faults) {
+    if (fault.surge !== 1 && fault.service !== null && !traffic.some((t) => t.to === fault.service)) {
+      const index = faults.indexOf(fault);
+      problems.push({ path: `faults.${index}.service`, message: `a surge needs traffic into ${fault.service}` });
+    }
+  }
+  return {
+    traffic,
+    networkLatency: toDist(input.network?.latency as Dist | undefined),
+    services,
+    edges,
+    faults,
+    cancellation: input.cancellation ?? false,
+  };
+}

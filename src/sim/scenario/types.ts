@@ -1,0 +1,95 @@
+// The resolved scenario: plain data (durations in ms) that crosses to worker threads and drives one run per variant.
+
+import type { RetryPolicyConfig } from '../../policy/retry-config.js';
+import type { LoadShedderConfig } from '../../policy/shed.js';
+import type { DistSpec } from '../model/distributions.js';
+
+export type { DistSpec };
+
+/** An open-loop Poisson source of user requests. */
+export interface TrafficSpec {
+  /** Entry service. */
+  to: string;
+  ratePerS: number;
+  /** A user who has waited this long is gone; null = waits forever. */
+  patienceMs: number | null;
+}
+
+export interface CallSpec {
+  to: string;
+  /** A failed optional call does not fail the request. */
+  optional: boolean;
+}
+
+/** Fast failures: with probability `rate` an execution answers `status` after `costMs` of worker time. */
+export interface ErrorSpec {
+  rate: number;
+  status: number;
+  costMs: number;
+}
+
+export interface ServiceSpec {
+  name: string;
+  instances: number;
+  /** LoadShedder config per instance; null = unlimited concurrency and no admission control. */
+  shed: LoadShedderConfig | null;
+  serviceTime: DistSpec;
+  errors: ErrorSpec | null;
+  calls: CallSpec[];
+  /** Downstream calls go out together (fan-out) instead of one after another. */
+  parallel: boolean;
+}
+
+/** One caller -> callee edge and the RetryPolicy config every caller instance uses on it. */
+export interface EdgeSpec {
+  from: string;
+  to: string;
+  policy: RetryPolicyConfig;
+}
+
+/** A change that holds over [startMs, endMs). */
+export interface FaultSpec {
+  /** Target service; null for a surge that applies to every traffic source. */
+  service: string | null;
+  startMs: number;
+  endMs: number;
+  /** Workers per instance while the fault holds (the DB failover). */
+  workers: number | null;
+  errors: ErrorSpec | null;
+  /** Extra worker time per execution. */
+  latencyMs: number;
+  /** Arrival-rate multiplier for traffic into `service` (or all traffic). */
+  surge: number;
+}
+
+/** Everything one run needs, besides the seed. */
+export interface ModelSpec {
+  traffic: TrafficSpec[];
+  /** One-way latency of every service-to-service hop. */
+  networkLatency: DistSpec;
+  services: ServiceSpec[];
+  edges: EdgeSpec[];
+  faults: FaultSpec[];
+  /** Callers cancel attempts they stop waiting for (timeouts, give-ups, aborted calls). */
+  cancellation: boolean;
+}
+
+export interface VariantSpec {
+  name: string;
+  description: string | null;
+  model: ModelSpec;
+}
+
+export interface Scenario {
+  name: string;
+  description: string | null;
+  /** Where it was loaded from (built-in name or file path). */
+  source: string;
+  durationMs: number;
+  /** Named measurement windows, [startMs, endMs). */
+  windows: Record<string, [number, number]>;
+  /** In file order; a file without variants has one named "default". */
+  variants: VariantSpec[];
+  /** Risky but valid settings (e.g. policy warnings), one line each with its path. */
+  warnings: string[];
+}

@@ -1,0 +1,106 @@
+// Test helper: opens a report.html in real headless Chromium (playwright-core) and reports what rendered.
+import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Whether Chromium tests can run; under CI its absence is a failure, elsewhere a visible skip. */
+export function chromiumStatus(): { present: boolean; required: boolean; reason: string } {
+  const present = existsSync(CHROMIUM_PATH);
+  const ci = process.env.CI;
+  const required = ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
+  const reason = `${CHROMIUM_PATH} not found (install it: apt-get install -y chromium)`;
+  return { present, required, reason };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: LAUNCH_ARGS });
+}
+
+export interface CanvasCheck {
+  id: string;
+  width: number;
+  height: number;
+  /** Pixels drawn at all (alpha > 0). */
+  painted: number;
+  /** Pixels close to the first variant's line colour (#1f77b4). */
+  firstVariantLine: number;
+  /** Alpha of the pixel in the middle of the shaded trigger interval (0 if there is none). */
+  triggerAlpha: number;
+}
+
+export interface PageReport {
+  page: Page;
+  consoleErrors: string[];
+  /** Every URL the page requested other than the report itself. */
+  foreignRequests: string[];
+}
+
+/** Opens a report file and waits until its script has drawn the charts (or failed). */
+export async function openReport(browser: Browser, file: string): Promise<PageReport> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const url = pathToFileURL(file).href;
+  const consoleErrors: string[] = [];
+  const foreignRequests: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(`pageerror: ${error.message}`));
+  page.on('request', (request) => {
+    if (request.url() !== url) foreignRequests.push(request.url());
+  });
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(`document.documentElement.hasAttribute('data-charts')`, null, { timeout: 15_000 });
+  return { page, consoleErrors, foreignRequests };
+}
+
+// Runs in the page (plain JS as a string: the project's TypeScript has no DOM types). For every canvas: its size,
+// pixels painted at all, pixels near the first variant's line colour #1f77b4, and the alpha in the shaded trigger.
+const INSPECT_CANVASES = `(() => {
+  const data = JSON.parse(document.getElementById('seawall-data').textContent);
+  return [...document.querySelectorAll('canvas')].map((canvas) => {
+    const ctx = canvas.getContext('2d');
+    const { width, height } = canvas;
+    const pixels = ctx.getImageData(0, 0, width, height).data;
+    let painted = 0;
+    let firstVariantLine = 0;
+    for (let i = 0; i < pixels.length; i += 4) {
+      const r = pixels[i], g = pixels[i + 1], b = pixels[i + 2], a = pixels[i + 3];
+      if (a > 0) painted++;
+      if (a > 200 && Math.abs(r - 0x1f) < 25 && Math.abs(g - 0x77) < 25 && Math.abs(b - 0xb4) < 25) firstVariantLine++;
+    }
+    let triggerAlpha = 0;
+    const chart = Chart.getChart(canvas);
+    const trigger = data.triggers[0];
+    if (chart && trigger) {
+      const ratio = width / canvas.clientWidth;
+      const x = chart.scales.x.getPixelForValue((trigger[0] + trigger[1]) / 2) * ratio;
+      const y = ((chart.chartArea.top + chart.chartArea.bottom) / 2) * ratio;
+      triggerAlpha = ctx.getImageData(Math.round(x) + 3, Math.round(y) + 3, 1, 1).data[3];
+    }
+    return { id: canvas.id, width, height, painted, firstVariantLine, triggerAlpha };
+  });
+})()`;
+
+/** Inspects every canvas in the page: size, painted pixels, the first variant's line, the trigger shading. */
+export async function inspectCanvases(page: Page): Promise<CanvasCheck[]> {
+  return (await page.evaluate(INSPECT_CANVASES)) as CanvasCheck[];
+}
+
+/** Clicks a variant's legend entry in the first chart, through Chart.js's own handler (in the page). */
+export async function clickLegend(page: Page, variant: string): Promise<void> {
+  await page.evaluate(
+    `Chart.getChart(document.querySelector('canvas')).options.plugins.legend.onClick(null, { text: ${JSON.stringify(variant)} })`,
+  );
+}
