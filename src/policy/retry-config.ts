@@ -97,15 +97,16 @@ function readBoolean(
 
 function readMaxAttempts(value: unknown, path: string, issues: ConfigIssue[]): number {
   if (value === undefined) return 3;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+  // Number.isInteger is false for anything that is not a number, so no typeof check is needed.
+  if (!Number.isInteger(value) || (value as number) < 1) {
     issues.push({ path, message: 'must be an integer ≥ 1' });
     return 1;
   }
-  if (value > MAX_ATTEMPTS_LIMIT) {
+  if ((value as number) > MAX_ATTEMPTS_LIMIT) {
     issues.push({ path, message: `must be at most ${MAX_ATTEMPTS_LIMIT}` });
     return 1;
   }
-  return value;
+  return value as number;
 }
 
 function readDeadline(

@@ -85,6 +85,7 @@ describe('RetryPolicy: the happy path and stop reasons', () => {
     expect(runCall(p, unavailable, { retryOn: compileRetryConditions(['gateway-error']) }).call.attempts).toBe(3);
     expect(runCall(p, unavailable).call.attempts).toBe(3);
     expect(() => p.start(0, { retryOn: ['bogus' as never] })).toThrow(ConfigError);
+    expect(() => p.start(0, { retryOn: ['bogus' as never] })).toThrow(/^retryOn.0: unknown retry condition/);
   });
 
   it('stops a 404 as not-retryable and credits the budget (the callee is healthy)', () => {
