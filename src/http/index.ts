@@ -1,9 +1,30 @@
 // The HTTP drivers' public surface: re-exports only.
+
+export { type SeawallFastifyDecorations, seawallFastify } from './adapters/fastify.js';
+export { type SeawallHonoMiddleware, seawallHono } from './adapters/hono.js';
 export { currentContext, runWithContext, type SeawallContext } from './context.js';
 export { AttemptTimeoutError, SeawallError, type SeawallErrorDetails } from './errors.js';
 export { type CreateFetchOptions, createFetch, type SeawallFetch, type SeawallRequestInit } from './fetch.js';
 export { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 export type { CallOverrides, SeawallClientOptions, SeawallRequestOptions } from './options.js';
+export {
+  type ConnectMiddleware,
+  type NodeHandler,
+  type NodeHandlerOptions,
+  type SeawallControls,
+  type SeawallListener,
+  type SeawallMiddleware,
+  seawallHandler,
+  shed,
+} from './server.js';
+export { CLAIM_HEADER, type InboundRequest, type Refusal, ServerGate, type ServerStats } from './server-core.js';
+export type { ShedOptions, TrustDeadline, TrustInput } from './server-options.js';
+export {
+  SERVER_METRICS,
+  type ServerMeterLike,
+  WAIT_BUCKETS_MS,
+  type WaitHistogramSnapshot,
+} from './server-telemetry.js';
 export {
   COUNTERS as TELEMETRY_COUNTERS,
   loadOpenTelemetry,

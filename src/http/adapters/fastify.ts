@@ -1,0 +1,126 @@
+// Fastify plugin for the callee side: the same gate as node:http, wired into Fastify's hooks.
+
+import { runWithContext } from '../context.js';
+import type { SeawallControls } from '../server.js';
+import {
+  CLAIM_HEADER,
+  type InboundRequest,
+  QUEUED,
+  type Refusal,
+  type Resumer,
+  RUN,
+  ServerGate,
+} from '../server-core.js';
+import type { ShedOptions } from '../server-options.js';
+
+// Fastify is an optional peer: these structural types stand in for its own, so Seawall's published declarations never
+// import 'fastify' (a user without it installed gets no type errors). Fastify's objects satisfy them.
+interface FastifyReply {
+  readonly raw: { readonly writableFinished: boolean; once(event: 'close', listener: () => void): unknown };
+  readonly statusCode: number;
+  code(status: number): FastifyReply;
+  header(name: string, value: string): FastifyReply;
+  hasHeader(name: string): boolean;
+  send(payload?: unknown): unknown;
+}
+interface FastifyRequest {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly raw: { readonly socket?: { readonly remoteAddress?: string | undefined } | null };
+}
+interface FastifyInstance {
+  decorate(name: string, value: unknown): unknown;
+  addHook(name: string, hook: (...args: never[]) => unknown): unknown;
+}
+type OnRequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
+type OnSendHook = (
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  done: (error: Error | null, payload?: unknown) => void,
+) => void;
+
+/**
+ * Types `app.seawall` in your code: `declare module 'fastify' { interface FastifyInstance extends SeawallFastifyDecorations {} }`.
+ */
+export interface SeawallFastifyDecorations {
+  /** Seawall's stats() and update() for this plugin registration. */
+  seawall: SeawallControls;
+}
+
+/** Marks replies the middleware wrote itself, so onSend does not count them as the handler's 5xx. */
+const REFUSED = Symbol('seawall.refused');
+
+function sendRefusal(reply: FastifyReply, refusal: Refusal): void {
+  (reply as unknown as Record<symbol, boolean>)[REFUSED] = true;
+  reply.code(refusal.status).header(CLAIM_HEADER, '1');
+  if (refusal.status === 503) reply.header('retry-after', refusal.retryAfter);
+  reply.send();
+}
+
+class FastifyExchange implements Resumer {
+  request!: InboundRequest;
+
+  constructor(
+    private readonly gate: ServerGate,
+    private readonly reply: FastifyReply,
+    private readonly done: (error?: Error) => void,
+  ) {}
+
+  readonly onClose = (): void => {
+    this.gate.end(this.request, !this.reply.raw.writableFinished);
+  };
+
+  resume(_request: InboundRequest, refusal: Refusal | null): void {
+    if (refusal === null) this.done();
+    else sendRefusal(this.reply, refusal);
+  }
+}
+
+/**
+ * `app.register(seawallFastify, { workers: 50, queueLimit: 200 })`. Applies to the registering scope and its
+ * children (like a fastify-plugin plugin). Handlers read currentContext() for the deadline and AbortSignal.
+ */
+export const seawallFastify = (app: unknown, options: ShedOptions, done: (error?: Error) => void): void => {
+  const instance = app as FastifyInstance;
+  let gate: ServerGate;
+  try {
+    gate = new ServerGate(options);
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  instance.decorate('seawall', { gate, stats: () => gate.stats(), update: (o) => gate.update(o) } as SeawallControls);
+  const onRequest: OnRequestHook = (request, reply, hookDone) => {
+    const exchange = new FastifyExchange(gate, reply, hookDone);
+    const inbound = gate.arrive(request.headers, request.raw.socket?.remoteAddress, true);
+    exchange.request = inbound;
+    const verdict = gate.admit(inbound, exchange);
+    if (verdict === RUN) {
+      reply.raw.once('close', exchange.onClose);
+      // The rest of the lifecycle (body parsing keeps the async scope) runs with the request's context.
+      runWithContext(inbound, () => hookDone());
+    } else if (verdict === QUEUED) {
+      reply.raw.once('close', exchange.onClose);
+    } else {
+      sendRefusal(reply, verdict);
+    }
+  };
+  instance.addHook('onRequest', onRequest);
+  // A 5xx from the handler or Fastify's error handler is the service's own: claim it unless the handler said otherwise.
+  const onSend: OnSendHook = (_request, reply, payload, hookDone) => {
+    if (reply.statusCode >= 500 && (reply as unknown as Record<symbol, boolean>)[REFUSED] !== true) {
+      gate.countHandler5xx();
+      if (!reply.hasHeader(CLAIM_HEADER)) reply.header(CLAIM_HEADER, '1');
+    }
+    hookDone(null, payload);
+  };
+  instance.addHook('onSend', onSend);
+  done();
+};
+
+// What fastify-plugin sets (documented by Fastify): no encapsulation, so the hooks cover the registering scope.
+Object.assign(seawallFastify, {
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: 'seawall',
+  [Symbol.for('plugin-meta')]: { name: 'seawall', fastify: '>=4' },
+});

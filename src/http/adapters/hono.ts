@@ -1,0 +1,103 @@
+// Hono middleware for the callee side: the same gate as node:http, on Fetch-style requests.
+
+import { runWithContext } from '../context.js';
+import type { SeawallControls } from '../server.js';
+import {
+  CLAIM_HEADER,
+  type InboundRequest,
+  QUEUED,
+  type Refusal,
+  type Resumer,
+  RUN,
+  ServerGate,
+} from '../server-core.js';
+import type { ShedOptions } from '../server-options.js';
+
+// Hono is an optional peer: this structural type stands in for its Context, so Seawall's published declarations never
+// import 'hono'. Hono's Context satisfies it.
+interface Context {
+  readonly req: { readonly raw: Request };
+  readonly env: unknown;
+  res: Response;
+}
+
+/** Accepted by Hono's `app.use()` (a MiddlewareHandler), with stats() and update(). */
+export type SeawallHonoMiddleware = ((c: unknown, next: () => Promise<void>) => Promise<Response | undefined>) &
+  SeawallControls;
+
+function refusalResponse(refusal: Refusal): Response {
+  const headers: Record<string, string> = { [CLAIM_HEADER]: '1' };
+  if (refusal.status === 503) headers['retry-after'] = refusal.retryAfter;
+  return new Response(null, { status: refusal.status, headers });
+}
+
+const GONE = 'gone' as const;
+
+/** Resolves when a queued request leaves the queue: null = run, a refusal to answer, or GONE (client left). */
+class Waiter implements Resumer {
+  resolve!: (outcome: Refusal | null | typeof GONE) => void;
+  readonly promise = new Promise<Refusal | null | typeof GONE>((resolve) => {
+    this.resolve = resolve;
+  });
+
+  resume(_request: InboundRequest, refusal: Refusal | null): void {
+    this.resolve(refusal);
+  }
+}
+
+/** Peer address on @hono/node-server (c.env.incoming); undefined on other runtimes. */
+function remoteAddressOf(c: Context): string | undefined {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress;
+}
+
+function claim(c: Context): void {
+  const res = c.res;
+  if (res.status < 500 || res.headers.has(CLAIM_HEADER)) return;
+  try {
+    res.headers.set(CLAIM_HEADER, '1');
+  } catch {
+    // immutable headers (a Response from fetch): copy it
+    const copy = new Response(res.body, res);
+    copy.headers.set(CLAIM_HEADER, '1');
+    c.res = copy;
+  }
+}
+
+/**
+ * `app.use(seawallHono({ workers: 50, queueLimit: 200 }))`. The slot is released when the handler's Response is
+ * ready (a streamed body may still be flowing) or when the client goes away (c.req.raw.signal), whichever is first.
+ */
+export function seawallHono(options: ShedOptions): SeawallHonoMiddleware {
+  const gate = new ServerGate(options);
+  const middleware = async (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
+    const c = context as Context;
+    const raw = c.req.raw;
+    const inbound = gate.arrive(raw.headers, remoteAddressOf(c));
+    const waiter = new Waiter();
+    const verdict = gate.admit(inbound, waiter);
+    if (verdict !== RUN && verdict !== QUEUED) return refusalResponse(verdict);
+    const clientSignal = raw.signal;
+    const onAbort = (): void => {
+      gate.end(inbound, true);
+      waiter.resolve(GONE);
+    };
+    clientSignal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (verdict === QUEUED) {
+        const outcome = await waiter.promise;
+        if (outcome === GONE) return new Response(null, { status: 499 }); // nobody reads it
+        if (outcome !== null) return refusalResponse(outcome);
+      }
+      await runWithContext(inbound, () => next());
+      if (c.res.status >= 500) gate.countHandler5xx();
+      claim(c);
+      return undefined;
+    } finally {
+      clientSignal.removeEventListener('abort', onAbort);
+      gate.end(inbound, false);
+    }
+  };
+  const controls: SeawallControls = { gate, stats: () => gate.stats(), update: (o) => gate.update(o) };
+  return Object.assign(middleware, controls);
+}

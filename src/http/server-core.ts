@@ -1,0 +1,351 @@
+// Framework-neutral callee driver: reads the inbound deadline, asks LoadShedder to admit, runs or refuses, releases.
+
+import { AsyncResource } from 'node:async_hooks';
+import {
+  ABSOLUTE_DEADLINE_HEADER,
+  ENVOY_EXPECTED_TIMEOUT_HEADER,
+  GRPC_TIMEOUT_HEADER,
+  type HeaderSource,
+  headerValue,
+  readDeadline,
+} from '../policy/deadline.js';
+import { ATTEMPT_HEADER } from '../policy/retry.js';
+import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
+import { runWithContext, type SeawallContext } from './context.js';
+import {
+  type ResolvedShedOptions,
+  resolveShedOptions,
+  type ShedOptions,
+  type TrustDeadline,
+  type TrustInput,
+} from './server-options.js';
+import { instrumentServer, WaitHistogram, type WaitHistogramSnapshot } from './server-telemetry.js';
+
+/** Response header marking an error the service produced itself (value "1"): its own 503/504, a handler's 5xx. */
+export const CLAIM_HEADER = 'x-seawall-claimed';
+
+/** Why the middleware answered instead of the handler. */
+export type Refusal =
+  | { readonly status: 503; readonly reason: 'queue-full'; readonly retryAfter: string }
+  | { readonly status: 504; readonly reason: 'deadline-passed' };
+
+export const DEADLINE_REFUSAL: Refusal = Object.freeze({ status: 504, reason: 'deadline-passed' });
+
+/** Told when a queued request leaves the queue. Called inside the request's own async scope. */
+export interface Resumer {
+  /** refusal null: a worker is free, run the handler (the request's context is already current). */
+  resume(request: InboundRequest, refusal: Refusal | null): void;
+}
+
+export const RUN = 'run' as const;
+export const QUEUED = 'queued' as const;
+export type Verdict = typeof RUN | typeof QUEUED | Refusal;
+
+const SEAWALL_HEADERS = [GRPC_TIMEOUT_HEADER, ENVOY_EXPECTED_TIMEOUT_HEADER, ABSOLUTE_DEADLINE_HEADER, ATTEMPT_HEADER];
+
+const NEW = 0;
+const WAITING = 1;
+const RUNNING = 2;
+const DONE = 3;
+
+type AbortKind = 'deadline' | 'gone';
+
+let deadlineReason: DOMException | undefined;
+let goneReason: DOMException | undefined;
+
+/**
+ * The signal's reason, named like the platform's own. One shared instance per kind: a DOMException captures a
+ * stack trace (µs), and under overload thousands of requests a second are cancelled; their stacks say nothing.
+ */
+function abortReason(kind: AbortKind): DOMException {
+  if (kind === 'deadline') {
+    deadlineReason ??= new DOMException('the request deadline passed', 'TimeoutError');
+    return deadlineReason;
+  }
+  goneReason ??= new DOMException('the client went away', 'AbortError');
+  return goneReason;
+}
+
+/**
+ * One inbound request as the driver tracks it. It is also the request's SeawallContext (what currentContext()
+ * returns while its handler runs), so admission allocates one object; the AbortController is made on first use.
+ */
+export class InboundRequest implements SeawallContext {
+  /** @internal */ state = NEW;
+  /** @internal */ ticket: QueueTicket<InboundRequest> | null = null;
+  /** @internal */ resumer: Resumer | null = null;
+  /** @internal */ scope: AsyncResource | null = null;
+  private controller: AbortController | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private aborted: AbortKind | null = null;
+
+  constructor(
+    readonly deadlineMs: number | null,
+    readonly fromSeawallHop: boolean,
+  ) {}
+
+  /** Fires when the deadline passes or the client goes away (not when the response simply finishes). */
+  get signal(): AbortSignal {
+    let controller = this.controller;
+    if (controller === null) {
+      controller = this.controller = new AbortController();
+      if (this.aborted !== null) controller.abort(abortReason(this.aborted));
+      else if (this.state !== DONE) this.armDeadline(Date.now());
+    }
+    return controller.signal;
+  }
+
+  /** True once the request is over (answered, refused, cancelled or its client gone). */
+  get done(): boolean {
+    return this.state === DONE;
+  }
+
+  /** @internal fire the signal (first reason wins). */
+  abort(kind: AbortKind): void {
+    if (this.aborted !== null) return;
+    this.aborted = kind;
+    this.clearTimer();
+    this.controller?.abort(abortReason(kind));
+  }
+
+  /** @internal */
+  clearTimer(): void {
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private armDeadline(nowMs: number): void {
+    const deadlineMs = this.deadlineMs;
+    if (deadlineMs === null || this.timer !== null) return;
+    const leftMs = deadlineMs - nowMs;
+    if (leftMs <= 0) {
+      this.abort('deadline');
+      return;
+    }
+    // A timer outliving the response never keeps the process alive.
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.abort('deadline');
+    }, leftMs);
+    this.timer.unref?.();
+  }
+}
+
+export interface ServerStats extends ShedStats {
+  /** Requests whose deadline headers were present but none usable (malformed, negative, beyond a Date): ignored. */
+  malformedHeaders: number;
+  /** Requests whose deadline was longer than maxDeadline and was capped. */
+  cappedDeadlines: number;
+  /** Requests whose deadline/hop headers were ignored because trustDeadline did not trust them. */
+  untrustedHeaders: number;
+  /** Running requests whose client went away before the response finished (their signal fired). */
+  cancelledRunning: number;
+  /** Running requests that finished after their deadline (the handler overran it). */
+  finishedLate: number;
+  /** Admitted requests answered with a 5xx by the handler (or by the middleware's 500 when the handler threw). */
+  handler5xx: number;
+  /** Time admitted requests waited for a worker (immediate starts count as 0). */
+  queueWait: WaitHistogramSnapshot;
+}
+
+/** Header reader over node's (already lower-cased) header record, without the case-insensitive scan. */
+class NodeHeaders {
+  current: Record<string, string | string[] | undefined> = {};
+  get(name: string): string | undefined {
+    const v = this.current[name];
+    return Array.isArray(v) ? v.join(',') : v;
+  }
+}
+
+/** The callee driver shared by every framework adapter. One per protected service (or route group). */
+export class ServerGate {
+  readonly shedder: LoadShedder<InboundRequest>;
+  readonly options: ResolvedShedOptions;
+  private readonly waits = new WaitHistogram();
+  private readonly trust: TrustDeadline;
+  private maxDeadlineMs: number;
+  private readonly nodeHeaders = new NodeHeaders();
+  private draining = false;
+  private malformedHeaders = 0;
+  private cappedDeadlines = 0;
+  private untrustedHeaders = 0;
+  private cancelledRunning = 0;
+  private finishedLate = 0;
+  private handler5xx = 0;
+
+  constructor(options: ShedOptions) {
+    this.options = resolveShedOptions(options);
+    this.shedder = new LoadShedder<InboundRequest>(this.options.shedder);
+    this.trust = this.options.trust;
+    this.maxDeadlineMs = this.options.maxDeadlineMs;
+    instrumentServer(this, this.options.meter, this.options.name);
+  }
+
+  /** Reads an inbound request's Seawall headers (node-style lower-case record or Fetch Headers). Never throws. */
+  arrive(headers: HeaderSource, remoteAddress: string | undefined, nodeStyle = false): InboundRequest {
+    let source: HeaderSource = headers;
+    if (nodeStyle) {
+      this.nodeHeaders.current = headers as Record<string, string | string[] | undefined>;
+      source = this.nodeHeaders;
+    }
+    const trust = this.trust;
+    if (trust === true || (trust !== false && this.trusts(trust, headers, remoteAddress))) {
+      const hop = headerValue(source, ATTEMPT_HEADER) !== undefined;
+      // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
+      if (
+        headerValue(source, GRPC_TIMEOUT_HEADER) === undefined &&
+        headerValue(source, ENVOY_EXPECTED_TIMEOUT_HEADER) === undefined &&
+        headerValue(source, ABSOLUTE_DEADLINE_HEADER) === undefined
+      ) {
+        return new InboundRequest(null, hop);
+      }
+      const read = readDeadline(source, Date.now(), this.maxDeadlineMs);
+      let deadlineMs: number | null = null;
+      if (read.ok) {
+        deadlineMs = read.atMs;
+        if (read.capped) this.cappedDeadlines++;
+      } else if (read.reason !== 'absent') {
+        this.malformedHeaders++;
+      }
+      return new InboundRequest(deadlineMs, hop);
+    }
+    if (SEAWALL_HEADERS.some((name) => headerValue(source, name) !== undefined)) this.untrustedHeaders++;
+    return new InboundRequest(null, false);
+  }
+
+  private trusts(
+    predicate: (request: TrustInput) => boolean,
+    headers: HeaderSource,
+    remoteAddress: string | undefined,
+  ): boolean {
+    try {
+      return predicate({ headers, remoteAddress }) === true;
+    } catch {
+      return false; // a failing predicate must not fail the request; not trusting is the safe side
+    }
+  }
+
+  /**
+   * Asks the policy. RUN: the slot is taken, run the handler inside runWithContext(request). QUEUED: `resumer`
+   * will be told (in the request's async scope, context current). A Refusal: answer it; the handler never runs.
+   */
+  admit(request: InboundRequest, resumer: Resumer): Verdict {
+    const admission = this.shedder.admit(Date.now(), request.deadlineMs, request);
+    switch (admission.verdict) {
+      case 'run':
+        request.state = RUNNING;
+        this.waits.record(0);
+        return RUN;
+      case 'queued':
+        request.state = WAITING;
+        request.ticket = admission.ticket;
+        request.resumer = resumer;
+        // Resume later in this request's own async scope (OTel context, other AsyncLocalStorage stores).
+        request.scope = new AsyncResource('seawall.queued');
+        return QUEUED;
+      case 'reject':
+        request.state = DONE;
+        return admission as Refusal;
+      case 'drop':
+        request.state = DONE;
+        return DEADLINE_REFUSAL;
+    }
+  }
+
+  /**
+   * The exchange is over: the response finished, or the client went away (`clientGone`). Releases the worker
+   * slot or the queue place, exactly once however often it is called. Fires the signal when the client is gone.
+   */
+  end(request: InboundRequest, clientGone: boolean): void {
+    const state = request.state;
+    if (state === RUNNING) {
+      request.state = DONE;
+      request.clearTimer();
+      if (clientGone) {
+        this.cancelledRunning++;
+        request.abort('gone');
+      }
+      if (request.deadlineMs !== null && Date.now() > request.deadlineMs) this.finishedLate++;
+      this.shedder.onFinish();
+      this.drain();
+    } else if (state === WAITING) {
+      request.state = DONE;
+      this.shedder.cancel(request.ticket as QueueTicket<InboundRequest>);
+      request.ticket = null;
+      request.resumer = null;
+      if (clientGone) request.abort('gone');
+    } else {
+      request.state = DONE;
+    }
+  }
+
+  /** Adapters report an admitted request answered with a 5xx. */
+  countHandler5xx(): void {
+    this.handler5xx++;
+  }
+
+  /** Changes limits at run time (ConfigError and no change if invalid); fills new worker slots at once. */
+  update(options: Partial<Pick<ShedOptions, keyof LoadShedderConfig | 'maxDeadline'>>): void {
+    const { maxDeadline, ...shedder } = options;
+    const maxDeadlineMs =
+      maxDeadline === undefined ? this.maxDeadlineMs : resolveShedOptions({ workers: 1, maxDeadline }).maxDeadlineMs;
+    this.shedder.update(shedder);
+    this.maxDeadlineMs = maxDeadlineMs;
+    this.drain();
+  }
+
+  stats(): ServerStats {
+    return {
+      ...this.shedder.stats(),
+      malformedHeaders: this.malformedHeaders,
+      cappedDeadlines: this.cappedDeadlines,
+      untrustedHeaders: this.untrustedHeaders,
+      cancelledRunning: this.cancelledRunning,
+      finishedLate: this.finishedLate,
+      handler5xx: this.handler5xx,
+      queueWait: this.waits.snapshot(),
+    };
+  }
+
+  /** @internal the histogram, for telemetry */
+  get waitHistogram(): WaitHistogram {
+    return this.waits;
+  }
+
+  /** Hands freed workers to queued requests (LoadShedder decides which, and which to drop). Re-entrancy safe. */
+  private drain(): void {
+    if (this.draining) return; // the outer loop picks up slots freed by a resumed handler
+    this.draining = true;
+    try {
+      for (;;) {
+        const next = this.shedder.dequeue(Date.now());
+        if (next === undefined) break;
+        const request = next.item;
+        const resumer = request.resumer as Resumer;
+        request.ticket = null;
+        request.resumer = null;
+        this.waits.record(next.waitedMs);
+        if (next.verdict === 'drop') {
+          request.state = DONE;
+          resumeIn(request, resumer, DEADLINE_REFUSAL);
+        } else {
+          request.state = RUNNING;
+          resumeIn(request, resumer, null);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+}
+
+function resumeIn(request: InboundRequest, resumer: Resumer, refusal: Refusal | null): void {
+  const scope = request.scope as AsyncResource;
+  request.scope = null;
+  scope.runInAsyncScope(() => {
+    if (refusal === null) runWithContext(request, () => resumer.resume(request, null));
+    else resumer.resume(request, refusal);
+  });
+}

@@ -1,0 +1,95 @@
+// Options of the callee-side middleware (all frameworks): validation and the split into LoadShedder config.
+
+import { ConfigError, type ConfigIssue } from '../policy/config-error.js';
+import { type HeaderSource, MAX_ACCEPTED_DEADLINE_MS } from '../policy/deadline.js';
+import { collectDuration, type Duration } from '../policy/duration.js';
+import { type LoadShedderConfig, type ShedDiscipline, validateLoadShedderConfig } from '../policy/shed.js';
+import type { ServerMeterLike } from './server-telemetry.js';
+
+/** What a `trustDeadline` predicate is told about an inbound request. */
+export interface TrustInput {
+  /** The request's headers (node-style record or Fetch Headers). */
+  readonly headers: HeaderSource;
+  /** Peer address of the connection, when the framework exposes it. */
+  readonly remoteAddress: string | undefined;
+}
+
+/**
+ * Whose Seawall headers count (deadline headers and the hop marker x-seawall-attempt):
+ * true = everybody's (default, for services reached only through your own callers), false = nobody's (a public
+ * edge), or a predicate (e.g. trust the mesh's addresses, or an authenticated peer).
+ */
+export type TrustDeadline = boolean | ((request: TrustInput) => boolean);
+
+/** Options shared by seawallHandler, shed (Connect/Express), the Fastify plugin and the Hono middleware. */
+export interface ShedOptions {
+  /** Integer >= 1: at most this many requests run at once. */
+  workers: number;
+  /** Integer >= 0 or Infinity (default Infinity: unbounded, which a service under load should not use). */
+  queueLimit?: number;
+  /** Sent as Retry-After with the 503 when the queue is full; default 1s. */
+  retryAfter?: Duration;
+  /** Default true: a request whose deadline passed (on arrival or while queued) gets 504 without running. */
+  dropExpired?: boolean;
+  /** Default 'fifo'. 'adaptive-lifo' serves the newest request first once the oldest has waited > lifoAfter. */
+  discipline?: ShedDiscipline;
+  /** Default 100ms (adaptive-lifo only). */
+  lifoAfter?: Duration;
+  /** Longest deadline a caller can give us (longer ones are capped); default 5 min. */
+  maxDeadline?: Duration;
+  /** Whose deadline/hop headers count; default true. See docs/server.md before exposing a service publicly. */
+  trustDeadline?: TrustDeadline;
+  /** Value of the `seawall.server.name` attribute on metrics (default 'default'). */
+  name?: string;
+  /**
+   * OpenTelemetry meter (from @opentelemetry/api). Default: the global meter `seawall` when @opentelemetry/api is
+   * installed; false = no metrics.
+   */
+  meter?: ServerMeterLike | false;
+}
+
+export interface ResolvedShedOptions {
+  readonly shedder: LoadShedderConfig;
+  readonly maxDeadlineMs: number;
+  readonly trust: TrustDeadline;
+  readonly name: string;
+  readonly meter: ServerMeterLike | false | undefined;
+}
+
+const SHEDDER_KEYS = ['workers', 'queueLimit', 'retryAfter', 'dropExpired', 'discipline', 'lifoAfter'] as const;
+const OWN_KEYS: ReadonlySet<string> = new Set(['maxDeadline', 'trustDeadline', 'name', 'meter']);
+
+/** Validates the options; throws one ConfigError listing every problem. */
+export function resolveShedOptions(input: unknown): ResolvedShedOptions {
+  const issues: ConfigIssue[] = [];
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ConfigError([{ path: '', message: 'must be an object such as { workers: 50, queueLimit: 200 }' }]);
+  }
+  const raw = input as Record<string, unknown>;
+  const shedderInput: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    if ((SHEDDER_KEYS as readonly string[]).includes(key)) shedderInput[key] = value;
+    else if (!OWN_KEYS.has(key)) issues.push({ path: key, message: 'is not an option of the Seawall middleware' });
+  }
+  validateLoadShedderConfig(shedderInput, '', issues);
+  const maxDeadlineMs = collectDuration(raw.maxDeadline ?? MAX_ACCEPTED_DEADLINE_MS, 'maxDeadline', issues);
+  const trust = raw.trustDeadline ?? true;
+  if (typeof trust !== 'boolean' && typeof trust !== 'function') {
+    issues.push({ path: 'trustDeadline', message: 'must be true, false or a function (request) => boolean' });
+  }
+  const name = raw.name ?? 'default';
+  if (typeof name !== 'string') issues.push({ path: 'name', message: 'must be a string' });
+  const meter = raw.meter;
+  if (meter !== undefined && meter !== false && (typeof meter !== 'object' || meter === null)) {
+    issues.push({ path: 'meter', message: 'must be an OpenTelemetry Meter or false' });
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return {
+    shedder: shedderInput as unknown as LoadShedderConfig,
+    maxDeadlineMs: maxDeadlineMs as number,
+    trust: trust as TrustDeadline,
+    name: name as string,
+    meter: meter as ServerMeterLike | false | undefined,
+  };
+}

@@ -1,0 +1,196 @@
+// Callee middleware for node:http (seawallHandler) and Connect/Express (shed): admission, deadlines, claims.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { runWithContext } from './context.js';
+import {
+  CLAIM_HEADER,
+  type InboundRequest,
+  QUEUED,
+  type Refusal,
+  type Resumer,
+  RUN,
+  ServerGate,
+  type ServerStats,
+} from './server-core.js';
+import type { ShedOptions } from './server-options.js';
+
+/** What every Seawall middleware exposes besides being a middleware. */
+export interface SeawallControls {
+  /** Counters, gauges and the queue-wait histogram (see docs/server.md). */
+  stats(): ServerStats;
+  /** Changes limits at run time (workers, queueLimit, retryAfter, dropExpired, discipline, lifoAfter, maxDeadline). */
+  update(options: Parameters<ServerGate['update']>[0]): void;
+  /** The driver itself (its LoadShedder is `gate.shedder`). */
+  readonly gate: ServerGate;
+}
+
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
+export type SeawallListener = ((req: IncomingMessage, res: ServerResponse) => void) & SeawallControls;
+export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+export type SeawallMiddleware = ConnectMiddleware & SeawallControls;
+
+export interface NodeHandlerOptions extends ShedOptions {
+  /** Told when the handler throws or rejects (the middleware answers 500 if it still can). Default: console.error. */
+  onError?: (error: unknown, req: IncomingMessage) => void;
+}
+
+const REFUSAL_HEADERS_504 = { [CLAIM_HEADER]: '1', 'content-length': '0' };
+
+/** Writes the middleware's own answer: 503 + Retry-After (queue full) or 504 (deadline passed), both claimed. */
+export function writeRefusal(res: ServerResponse, refusal: Refusal): void {
+  if (res.headersSent || res.destroyed) return;
+  if (refusal.status === 503) {
+    res.writeHead(503, { 'retry-after': refusal.retryAfter, [CLAIM_HEADER]: '1', 'content-length': '0' });
+  } else {
+    res.writeHead(504, REFUSAL_HEADERS_504);
+  }
+  res.end();
+}
+
+const ORIGINAL_WRITE_HEAD = Symbol('seawall.writeHead');
+type WriteHead = (statusCode: number, a?: unknown, b?: unknown) => ServerResponse;
+type ClaimingResponse = ServerResponse & { [ORIGINAL_WRITE_HEAD]?: WriteHead };
+
+/** writeHead that marks a 5xx as claimed unless the handler set the claim header itself (e.g. "0", passed through). */
+function claimingWriteHead(this: ClaimingResponse, statusCode: number, a?: unknown, b?: unknown): ServerResponse {
+  if (statusCode >= 500 && !this.hasHeader(CLAIM_HEADER)) this.setHeader(CLAIM_HEADER, '1');
+  // Call whatever writeHead was in place before us (another middleware may have wrapped it), else the prototype's.
+  const original = this[ORIGINAL_WRITE_HEAD] ?? (Object.getPrototypeOf(this).writeHead as WriteHead);
+  return original.call(this, statusCode, a, b);
+}
+
+/** Every response goes through writeHead (res.end() without it calls writeHead via _implicitHeader). */
+export function claimServerErrors(res: ServerResponse): void {
+  const r = res as ClaimingResponse;
+  const current = res.writeHead as unknown;
+  if (current === claimingWriteHead) return;
+  if (current !== Object.getPrototypeOf(res).writeHead) r[ORIGINAL_WRITE_HEAD] = current as WriteHead;
+  res.writeHead = claimingWriteHead as ServerResponse['writeHead'];
+}
+
+function defaultOnError(error: unknown): void {
+  console.error('seawall: request handler failed:', error);
+}
+
+/** One request/response pair driven through the gate. */
+class NodeExchange implements Resumer {
+  request!: InboundRequest;
+  private ran = false;
+
+  constructor(
+    private readonly gate: ServerGate,
+    private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
+    private readonly handler: NodeHandler,
+    private readonly next: ((error?: unknown) => void) | null,
+    private readonly onError: (error: unknown, req: IncomingMessage) => void,
+  ) {}
+
+  /** 'close' fires once the response finished or the connection died, whichever comes first. */
+  closed(): void {
+    const res = this.res;
+    if (this.ran && res.headersSent && res.statusCode >= 500) this.gate.countHandler5xx();
+    this.gate.end(this.request, !res.writableFinished);
+  }
+
+  resume(_request: InboundRequest, refusal: Refusal | null): void {
+    if (refusal === null) this.run();
+    else writeRefusal(this.res, refusal);
+  }
+
+  /** Runs the handler (the request's context is current). Never throws. */
+  run(): void {
+    this.ran = true;
+    claimServerErrors(this.res);
+    try {
+      const result = this.handler(this.req, this.res);
+      if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
+        (result as Promise<unknown>).then(undefined, (error: unknown) => this.fail(error));
+      }
+    } catch (error) {
+      this.fail(error);
+    }
+  }
+
+  private fail(error: unknown): void {
+    const res = this.res;
+    // A handler failing because its client went away (e.g. a body read aborted) is expected: nobody to answer.
+    if (res.destroyed && !res.writableFinished) return;
+    if (this.next !== null) {
+      this.next(error); // Connect/Express: its error handlers answer (a 5xx there is claimed by writeHead)
+      return;
+    }
+    try {
+      this.onError(error, this.req);
+    } catch {
+      // a failing error reporter must not take the process down
+    }
+    if (!res.headersSent) {
+      res.writeHead(500, { [CLAIM_HEADER]: '1', 'content-length': '0' });
+      res.end();
+    } else {
+      res.destroy(); // half a response cannot be finished honestly; 'close' releases the slot
+    }
+  }
+}
+
+const EXCHANGE = Symbol('seawall.exchange');
+type TrackedResponse = ServerResponse & { [EXCHANGE]?: NodeExchange };
+
+/** One shared 'close' listener (no closure per request): the exchange rides on the response. */
+function onResponseClose(this: TrackedResponse): void {
+  this[EXCHANGE]?.closed();
+}
+
+function protect(
+  gate: ServerGate,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: NodeHandler,
+  next: ((error?: unknown) => void) | null,
+  onError: (error: unknown, req: IncomingMessage) => void,
+): void {
+  const exchange = new NodeExchange(gate, req, res, handler, next, onError);
+  const request = gate.arrive(req.headers, req.socket?.remoteAddress, true);
+  exchange.request = request;
+  const verdict = gate.admit(request, exchange);
+  // 'close' is emitted once per response (finished or connection lost): on() spares once()'s wrapper.
+  if (verdict === RUN) {
+    (res as TrackedResponse)[EXCHANGE] = exchange;
+    res.on('close', onResponseClose);
+    runWithContext(request, () => exchange.run());
+  } else if (verdict === QUEUED) {
+    (res as TrackedResponse)[EXCHANGE] = exchange;
+    res.on('close', onResponseClose);
+  } else {
+    writeRefusal(res, verdict);
+  }
+}
+
+function controls(gate: ServerGate): SeawallControls {
+  return {
+    gate,
+    stats: () => gate.stats(),
+    update: (options) => gate.update(options),
+  };
+}
+
+/**
+ * Wraps a node:http request listener: `http.createServer(seawallHandler(handler, { workers: 50, queueLimit: 200 }))`.
+ * The handler runs with currentContext() holding the request's deadline and AbortSignal.
+ */
+export function seawallHandler(handler: NodeHandler, options: NodeHandlerOptions): SeawallListener {
+  const { onError = defaultOnError, ...shedOptions } = options;
+  const gate = new ServerGate(shedOptions);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => protect(gate, req, res, handler, null, onError);
+  return Object.assign(listener, controls(gate));
+}
+
+/** Connect/Express middleware: `app.use(shed({ workers: 50, queueLimit: 200, retryAfter: '200ms' }))`. */
+export function shed(options: ShedOptions): SeawallMiddleware {
+  const gate = new ServerGate(options);
+  const middleware: ConnectMiddleware = (req, res, next) => {
+    protect(gate, req, res, () => next(), next, defaultOnError);
+  };
+  return Object.assign(middleware, controls(gate));
+}
