@@ -1,14 +1,14 @@
 // Policy core benchmarks: ns per decision for budgets, backoff, a whole RetryPolicy cycle and LoadShedder, beside baselines.
 import {
-  LoadShedder,
-  PercentBudget,
-  RetryPolicy,
-  TokenBucket,
+  type BackoffConfig,
   backoffDelay,
   createRandom,
-  resolveBackoff,
-  type BackoffConfig,
+  LoadShedder,
   type Outcome,
+  PercentBudget,
+  RetryPolicy,
+  resolveBackoff,
+  TokenBucket,
 } from '../src/policy/index.js';
 import { type BenchCase, type BenchRow, measure } from './harness.js';
 

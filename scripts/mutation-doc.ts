@@ -13,7 +13,8 @@ interface Report {
 
 /** Why each surviving mutant is equivalent, keyed by `file:line`. Unknown survivors are flagged for a human. */
 const REASONS: Record<string, string> = {
-  'backoff.ts:174': 'a zero base makes `randomInt % 0` NaN, which the same line maps to 0: same result as the early return',
+  'backoff.ts:174':
+    'a zero base makes `randomInt % 0` NaN, which the same line maps to 0: same result as the early return',
   'backoff.ts:177': 'when next equals max/2, doubling it gives max, the same value the other branch assigns',
   'budget.ts:191': 'when the percentage equals the minimum, both branches return the same number',
   'classify.ts:66':
@@ -45,7 +46,9 @@ for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.loc
   const valid = killed + count('Survived') + count('NoCoverage');
   killedAll += killed;
   validAll += valid;
-  rows.push(`| ${name} | ${valid} | ${killed} | ${count('Survived') + count('NoCoverage')} | ${((100 * killed) / valid).toFixed(2)} % |`);
+  rows.push(
+    `| ${name} | ${valid} | ${killed} | ${count('Survived') + count('NoCoverage')} | ${((100 * killed) / valid).toFixed(2)} % |`,
+  );
   const lines = file.source.split('\n');
   for (const m of file.mutants) {
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
