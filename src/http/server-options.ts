@@ -3,7 +3,7 @@
 import { ConfigError, type ConfigIssue } from '../policy/config-error.js';
 import { type HeaderSource, MAX_ACCEPTED_DEADLINE_MS } from '../policy/deadline.js';
 import { collectDuration, type Duration } from '../policy/duration.js';
-import { type LoadShedderConfig, type ShedDiscipline, validateLoadShedderConfig } from '../policy/shed.js';
+import { type LoadShedderConfig, validateLoadShedderConfig } from '../policy/shed.js';
 import type { ServerMeterLike } from './server-telemetry.js';
 
 /** What a `trustDeadline` predicate is told about an inbound request. */
@@ -21,20 +21,11 @@ export interface TrustInput {
  */
 export type TrustDeadline = boolean | ((request: TrustInput) => boolean);
 
-/** Options shared by seawallHandler, shed (Connect/Express), the Fastify plugin and the Hono middleware. */
-export interface ShedOptions {
-  /** Integer >= 1: at most this many requests run at once. */
-  workers: number;
-  /** Integer >= 0 or Infinity (default Infinity: unbounded, which a service under load should not use). */
-  queueLimit?: number;
-  /** Sent as Retry-After with the 503 when the queue is full; default 1s. */
-  retryAfter?: Duration;
-  /** Default true: a request whose deadline passed (on arrival or while queued) gets 504 without running. */
-  dropExpired?: boolean;
-  /** Default 'fifo'. 'adaptive-lifo' serves the newest request first once the oldest has waited > lifoAfter. */
-  discipline?: ShedDiscipline;
-  /** Default 100ms (adaptive-lifo only). */
-  lifoAfter?: Duration;
+/**
+ * Options shared by seawallHandler, shed (Connect/Express), the Fastify plugin and the Hono middleware: the
+ * LoadShedder's own keys (workers, queueLimit, retryAfter, dropExpired, discipline, lifoAfter) plus the driver's.
+ */
+export interface ShedOptions extends LoadShedderConfig {
   /** Longest deadline a caller can give us (longer ones are capped); default 5 min. */
   maxDeadline?: Duration;
   /** Whose deadline/hop headers count; default true. See docs/server.md before exposing a service publicly. */

@@ -1,44 +1,9 @@
 // The simulator's result as the reports see it (the sim⇄CLI contract), and its JSON summary form.
 
-/** One variant × seed: the figures the summary table, summary.json and the HTML table show. */
-export interface RunSummary {
-  variant: string;
-  seed: number;
-  userRequests: number;
-  successRate: Record<string, number>;
-  p99Ms: Record<string, number>;
-  goodputPerS: Record<string, number>;
-  /** service -> window name or 'total' -> attempts at that service per user request. */
-  amplification: Record<string, Record<string, number>>;
-  recoverySeconds: number | null;
-  wastedWorkFraction: number;
-}
+// The types are the simulator's own: one definition, so a report can never drift from what the simulator produces.
+export type { RunSummary, SimulationResult, TimeseriesRow } from '../sim/index.js';
 
-/** One 1 s bin of one service in one variant × seed run. */
-export interface TimeseriesRow {
-  variant: string;
-  seed: number;
-  /** Bin start, s. */
-  t: number;
-  service: string;
-  arrivals: number;
-  /** Entry service only, else null. */
-  successRate: number | null;
-  goodput: number | null;
-  queueLength: number;
-  inFlight: number;
-  wasted: number;
-  budgetTokens: number | null;
-}
-
-export interface SimulationResult {
-  scenario: string;
-  durationS: number;
-  windows: Record<string, [number, number]>;
-  engine: { events: number; wallMs: number };
-  runs: RunSummary[];
-  timeseries: TimeseriesRow[];
-}
+import type { SimulationResult } from '../sim/index.js';
 
 /** What `--json` prints and summary.json holds: the result without its time series, key order kept. */
 export type SimulationSummary = Omit<SimulationResult, 'timeseries'>;
