@@ -49,8 +49,12 @@ function backoffCases(): BenchCase[] {
       baseline: 'Math.random() draw',
       run(batch: number) {
         let previous = 0;
-        for (let i = 0; i < batch; i++) previous = backoffDelay(resolved, (i & 3) + 1, previous, random.next());
-        sink += previous;
+        let acc = 0;
+        for (let i = 0; i < batch; i++) {
+          previous = backoffDelay(resolved, (i & 3) + 1, previous, random.next());
+          acc += previous;
+        }
+        sink += acc;
       },
     };
   });
@@ -70,31 +74,54 @@ function cycleCases(): BenchCase[] {
     },
     { random: createRandom(1) },
   );
+  const budget = policy.budgetFor('');
   const baseline = new SeedBaseline();
   const random = createRandom(2);
   return [
     {
       name: 'seed baseline: inline budget+jitter decision',
       run(batch: number) {
-        for (let i = 0; i < batch; i++) sink += baseline.decide((i & 7) === 0, 1, i, i + 1900, random.next());
+        let acc = 0;
+        for (let i = 0; i < batch; i++) acc += baseline.decide((i & 7) === 0, 1, i, i + 1900, random.next());
+        sink += acc;
       },
     },
     {
       name: 'RetryPolicy start→beginAttempt→onOutcome→stop (success)',
       baseline: 'seed baseline: inline budget+jitter decision',
       run(batch: number) {
+        let acc = 0;
         for (let i = 0; i < batch; i++) {
           const call = policy.start(i);
           const plan = call.beginAttempt(i);
-          if (!('stop' in plan)) sink += plan.perTryTimeoutMs;
+          if (!('stop' in plan)) acc += plan.perTryTimeoutMs;
           call.onOutcome(ok, i + 1);
         }
+        sink += acc;
       },
     },
     {
-      name: 'RetryPolicy 503 → retry decision → success',
+      name: 'RetryPolicy retry decision: start→attempt→503→retryAfterMs→abort',
       baseline: 'seed baseline: inline budget+jitter decision',
       run(batch: number) {
+        let acc = 0;
+        for (let i = 0; i < batch; i++) {
+          const call = policy.start(i);
+          call.beginAttempt(i);
+          const d = call.onOutcome(unavailable, i + 1);
+          if ('retryAfterMs' in d) acc += d.retryAfterMs;
+          call.abort(i + 2);
+          // keep the bucket above the threshold so every iteration takes the retry path
+          for (let k = 0; k < 10; k++) budget.recordSuccess();
+        }
+        sink += acc;
+      },
+    },
+    {
+      name: 'RetryPolicy 503 → retry → success (two attempts)',
+      baseline: 'seed baseline: inline budget+jitter decision',
+      run(batch: number) {
+        let acc = 0;
         for (let i = 0; i < batch; i++) {
           const call = policy.start(i);
           call.beginAttempt(i);
@@ -102,10 +129,11 @@ function cycleCases(): BenchCase[] {
           if ('retryAfterMs' in d) {
             call.beginAttempt(i + 1 + d.retryAfterMs);
             call.onOutcome(ok, i + 2 + d.retryAfterMs);
+            acc += d.retryAfterMs;
           }
-          // keep the bucket above the threshold so every iteration takes the retry path
-          for (let k = 0; k < 10; k++) policy.budgetFor('').recordSuccess();
+          for (let k = 0; k < 10; k++) budget.recordSuccess();
         }
+        sink += acc;
       },
     },
   ];
@@ -118,7 +146,9 @@ export async function run(): Promise<BenchRow[]> {
     {
       name: 'Math.random() draw',
       run(batch) {
-        for (let i = 0; i < batch; i++) sink += Math.random();
+        let acc = 0;
+        for (let i = 0; i < batch; i++) acc += Math.random();
+        sink += acc;
       },
     },
     {

@@ -47,7 +47,19 @@ const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'D
 
 /** RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent. */
 export function isIdempotentMethod(method: string): boolean {
-  return IDEMPOTENT_METHODS.has(method.toUpperCase());
+  // Fast path for the usual upper-case spellings: this runs once per call, and toUpperCase allocates.
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+    case 'PUT':
+    case 'DELETE':
+      return true;
+    case 'POST':
+    case 'PATCH':
+      return false;
+    default:
+      return IDEMPOTENT_METHODS.has(method.toUpperCase());
+  }
 }
 
 /** Compiles `retryOn`; unknown names and impossible codes go to `issues` under `path`. */
