@@ -9,12 +9,18 @@ import { createRandom, type Random } from './random.js';
 import { parseGrpcPushback, parseRetryAfter } from './retry-after.js';
 import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
 import { RetryCounters, type RetryStats } from './retry-stats.js';
-import type { Decision, Outcome, RequestTraits, StopReason } from './types.js';
+import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
 /** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
 export const ATTEMPT_HEADER = 'x-seawall-attempt';
 /** Upstreams tracked with their own budget; beyond this the least recently used one is forgotten. */
 export const MAX_TRACKED_UPSTREAMS = 1024;
+
+/** The stop decisions, shared: a decision is read, never changed, so one object per reason serves every call. */
+const STOP_DECISIONS = Object.fromEntries(STOP_REASONS.map((stop) => [stop, Object.freeze({ stop })])) as Record<
+  StopReason,
+  { readonly stop: StopReason }
+>;
 
 /** What the driver needs to perform one attempt. */
 export class AttemptPlan {
@@ -63,6 +69,8 @@ export class RetryPolicy {
   private resolved: ResolvedRetryConfig;
   private rawConfig: RetryPolicyConfig;
   private readonly budgets = new Map<string, RetryBudget>();
+  /** The budget of the default upstream '' (most policies have only that one), cached to skip the map lookup. */
+  private defaultBudget: RetryBudget | null = null;
   private readonly random: Random;
   private readonly onWarning: ((warning: ConfigIssue) => void) | undefined;
   /** @internal counters shared with calls */
@@ -91,15 +99,18 @@ export class RetryPolicy {
 
   /** The budget for an upstream (created on first use; bounded by MAX_TRACKED_UPSTREAMS). */
   budgetFor(upstream = ''): RetryBudget {
+    if (upstream === '' && this.defaultBudget !== null) return this.defaultBudget;
     let budget = this.budgets.get(upstream);
     if (budget === undefined) {
       if (this.budgets.size >= MAX_TRACKED_UPSTREAMS) {
         const oldest = this.budgets.keys().next().value as string;
         this.budgets.delete(oldest);
+        if (oldest === '') this.defaultBudget = null;
       }
       budget = createBudget(this.resolved.budget);
       this.budgets.set(upstream, budget);
     }
+    if (upstream === '') this.defaultBudget = budget;
     return budget;
   }
 
@@ -118,6 +129,7 @@ export class RetryPolicy {
       }
     } else if (JSON.stringify(before) !== JSON.stringify(after)) {
       this.budgets.clear();
+      this.defaultBudget = null;
     }
     this.resolved = resolved;
     this.rawConfig = merged;
@@ -153,7 +165,8 @@ export class RetryCall {
   /** Idempotent, carrying an idempotency key, or unsafe retries allowed: a replay cannot repeat a side effect. */
   readonly replaySafe: boolean;
   private readonly bodyReplayable: boolean;
-  private readonly attemptsOverride: number;
+  /** Per-call cap on attempts, or null for the policy's. */
+  private readonly attemptsOverride: number | null;
   /** Per-call retry conditions, or null to use the policy's (read at each decision, so update() applies). */
   private readonly retryOnOverride: RetryOnSet | null;
 
@@ -171,7 +184,7 @@ export class RetryCall {
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
-    this.attemptsOverride = traits.maxAttempts ?? Number.POSITIVE_INFINITY;
+    this.attemptsOverride = traits.maxAttempts ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =
       retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);
@@ -181,23 +194,41 @@ export class RetryCall {
 
   /** Attempts this call may make: the policy's value, lowered by a per-call override. */
   get maxAttempts(): number {
-    return Math.max(1, Math.min(this.policy.config.maxAttempts, this.attemptsOverride));
+    const cap = this.policy.config.maxAttempts;
+    return Math.max(1, this.attemptsOverride === null ? cap : Math.min(cap, this.attemptsOverride));
   }
 
   /** Begins the next attempt, or stops the call when no time is left for one. */
   beginAttempt(nowMs: number): AttemptPlan | { stop: StopReason } {
+    const perTryTimeoutMs = this.beginAttemptMs(nowMs);
+    if (perTryTimeoutMs < 0) return STOP_DECISIONS[this.stopReason as StopReason];
+    return new AttemptPlan(
+      this.attempts,
+      perTryTimeoutMs,
+      this.deadlineMs,
+      nowMs,
+      this.policy.config.propagateDeadline,
+    );
+  }
+
+  /**
+   * beginAttempt() without the plan object, for hot loops (the simulator): the attempt's time allowance
+   * (AttemptPlan.perTryTimeoutMs; Infinity = none), or -1 when the call stopped instead (`stopReason` says why).
+   */
+  beginAttemptMs(nowMs: number): number {
     if (this.stopReason !== null)
       throw new Error(`RetryCall.beginAttempt: the call already ended (${this.stopReason})`);
     if (this.inAttempt) throw new Error('RetryCall.beginAttempt: the previous attempt has no outcome yet');
     const deadlineMs = this.deadlineMs;
-    if (deadlineMs !== null && nowMs >= deadlineMs) return this.end('deadline-exceeded');
+    if (deadlineMs !== null && nowMs >= deadlineMs) {
+      this.end('deadline-exceeded');
+      return -1;
+    }
     this.attempts++;
     this.inAttempt = true;
     this.policy.counters.attempts++;
     const config = this.policy.config;
-    const perTryTimeoutMs =
-      deadlineMs === null ? config.perTryTimeoutMs : Math.min(config.perTryTimeoutMs, deadlineMs - nowMs);
-    return new AttemptPlan(this.attempts, perTryTimeoutMs, deadlineMs, nowMs, config.propagateDeadline);
+    return deadlineMs === null ? config.perTryTimeoutMs : Math.min(config.perTryTimeoutMs, deadlineMs - nowMs);
   }
 
   /**
@@ -205,7 +236,16 @@ export class RetryCall {
    * An outcome that arrives after the call ended (a response racing an abort) changes nothing and returns that end.
    */
   onOutcome(outcome: Outcome, nowMs: number): Decision {
-    if (this.stopReason !== null) return { stop: this.stopReason };
+    const waitMs = this.onOutcomeMs(outcome, nowMs);
+    return waitMs < 0 ? STOP_DECISIONS[this.stopReason as StopReason] : { retryAfterMs: waitMs };
+  }
+
+  /**
+   * onOutcome() without the decision object, for hot loops (the simulator): the wait before the next attempt (ms),
+   * or -1 when the call stops (`stopReason` says why; also for an outcome that arrives after the call ended).
+   */
+  onOutcomeMs(outcome: Outcome, nowMs: number): number {
+    if (this.stopReason !== null) return -1;
     if (!this.inAttempt) throw new Error('RetryCall.onOutcome: no attempt in progress');
     this.inAttempt = false;
     this.releaseRetrySlot();
@@ -215,8 +255,8 @@ export class RetryCall {
     const verdict = classifyOutcome(outcome, this.retryOnOverride ?? config.retryOn, this);
     if (verdict.budget === 'success') this.budget.recordSuccess();
     else if (verdict.budget === 'failure') this.budget.recordFailure();
-    if (verdict.reason === 'success') return this.end('succeeded');
-    if (verdict.reason === 'aborted') return this.end('aborted');
+    if (verdict.reason === 'success') return this.stop('succeeded');
+    if (verdict.reason === 'aborted') return this.stop('aborted');
 
     let pushbackMs = -1;
     if (outcome.kind === 'response' && outcome.pushbackMs != null) {
@@ -224,19 +264,19 @@ export class RetryCall {
       if (pushback.kind === 'stop') {
         // gRPC A6: a "do not retry" pushback counts as a failure for throttling.
         if (verdict.budget !== 'failure') this.budget.recordFailure();
-        return this.end('server-pushback');
+        return this.stop('server-pushback');
       }
       if (pushback.kind === 'retry') pushbackMs = pushback.delayMs;
     }
-    if (!verdict.retryable) return this.end(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
-    if (!this.bodyReplayable) return this.end('body-not-replayable');
+    if (!verdict.retryable) return this.stop(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
+    if (!this.bodyReplayable) return this.stop('body-not-replayable');
     if (this.attempts >= this.maxAttempts) {
       counters.retryLimitExceeded++;
-      return this.end('attempts-exhausted');
+      return this.stop('attempts-exhausted');
     }
     if (!this.budget.acquireRetry()) {
       counters.retryOverflow++;
-      return this.end('budget-exhausted');
+      return this.stop('budget-exhausted');
     }
     this.holdsRetrySlot = true;
 
@@ -252,15 +292,15 @@ export class RetryCall {
       if (config.honorRetryAfter && outcome.kind === 'response' && outcome.retryAfter != null) {
         const hint = parseRetryAfter(outcome.retryAfter, nowMs, Number.POSITIVE_INFINITY);
         if (hint.ok) {
-          if (hint.delayMs > config.maxRetryAfterMs) return this.end('server-pushback');
+          if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');
           if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait
         }
       }
     }
-    if (this.deadlineMs !== null && nowMs + waitMs >= this.deadlineMs) return this.end('deadline-would-pass');
+    if (this.deadlineMs !== null && nowMs + waitMs >= this.deadlineMs) return this.stop('deadline-would-pass');
     this.previousDelayMs = waitMs;
     counters.retries++;
-    return { retryAfterMs: waitMs };
+    return waitMs;
   }
 
   /** Ends the call as aborted (the caller gave up) unless it already ended. Safe to call more than once. */
@@ -275,11 +315,16 @@ export class RetryCall {
     }
   }
 
-  private end(reason: StopReason): { stop: StopReason } {
+  private end(reason: StopReason): void {
     this.releaseRetrySlot();
     this.stopReason = reason;
     this.budget.callEnded();
     this.policy.counters.callEnded(reason, this.attempts);
-    return { stop: reason };
+  }
+
+  /** Ends the call; -1 is onOutcomeMs()'s "stop". */
+  private stop(reason: StopReason): -1 {
+    this.end(reason);
+    return -1;
   }
 }

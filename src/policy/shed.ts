@@ -2,8 +2,8 @@
 
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
-import { QueueEntry, WaitQueue } from './queue.js';
 import { formatRetryAfter } from './retry-after.js';
+import { SlotQueue } from './slot-queue.js';
 
 export type ShedDiscipline = 'fifo' | 'adaptive-lifo';
 
@@ -31,7 +31,7 @@ export interface ResolvedLoadShedderConfig {
   readonly lifoAfterMs: number;
 }
 
-/** Handle on a queued item, for cancel(). It is the queue entry itself: no extra allocation. */
+/** Handle on a queued item, for cancel(). */
 export interface QueueTicket<T> {
   readonly item: T;
   readonly enqueuedAtMs: number;
@@ -141,16 +141,35 @@ const DROP_ON_ARRIVAL = Object.freeze({
   reason: 'deadline-passed' as const,
 });
 
+/** offer()'s answers, the allocation-free form of admit()'s verdicts. */
+export const OFFER_RUN = 0;
+export const OFFER_QUEUED = 1;
+export const OFFER_REJECT = 2;
+export const OFFER_DROP = 3;
+export type OfferVerdict = typeof OFFER_RUN | typeof OFFER_QUEUED | typeof OFFER_REJECT | typeof OFFER_DROP;
+
+/** The ticket admit() hands out: where the item waits, stamped so a stale ticket cancels nothing. */
+class ShedTicket<T> implements QueueTicket<T> {
+  constructor(
+    readonly item: T,
+    readonly enqueuedAtMs: number,
+    /** @internal */ readonly queue: SlotQueue<T>,
+    /** @internal */ readonly slot: number,
+    /** @internal */ readonly stamp: number,
+  ) {}
+}
+
 /**
  * Admission control for one callee. Sans-I/O: every call takes the driver's `nowMs`.
  * Driver protocol: admit() each request; run it on 'run'; on 'queued' keep the ticket (cancel() it if the
  * client goes away); after every onFinish() (and after update()) call dequeue() until it returns 'run' or
  * undefined, answering 504 for each 'drop'.
+ * Hot loops (the simulator) may use the allocation-free twins instead: offer(), take() and cancelQueued().
  */
 export class LoadShedder<T> {
   private cfg: ResolvedLoadShedderConfig;
   private rejection: Admission<T>;
-  private readonly waiting = new WaitQueue<T>();
+  private readonly waiting = new SlotQueue<T>();
   private runningNow = 0;
   private offered = 0;
   private admittedImmediately = 0;
@@ -162,6 +181,12 @@ export class LoadShedder<T> {
   private started = 0;
   private completed = 0;
   private peakQueued = 0;
+  /** After offer() answered OFFER_QUEUED: the item's slot, for cancelQueued(). */
+  lastSlot = -1;
+  /** After take() returned an item: true when it is a 504 drop (it took no worker), false when it runs. */
+  lastDropped = false;
+  /** After take() returned an item: how long it waited, ms. */
+  lastWaitedMs = 0;
 
   constructor(config: LoadShedderConfig) {
     this.cfg = resolveOrThrow(config);
@@ -185,6 +210,11 @@ export class LoadShedder<T> {
     return this.cfg;
   }
 
+  /** The answer to a full queue under the config in force (what admit() returns for 'reject'; shared, frozen). */
+  get rejected(): Extract<Admission<T>, { verdict: 'reject' }> {
+    return this.rejection as Extract<Admission<T>, { verdict: 'reject' }>;
+  }
+
   get running(): number {
     return this.runningNow;
   }
@@ -195,30 +225,53 @@ export class LoadShedder<T> {
 
   /** `deadlineMs` is absolute on the same clock as `nowMs`; null = no deadline. */
   admit(nowMs: number, deadlineMs: number | null, item: T): Admission<T> {
+    switch (this.offer(nowMs, deadlineMs, item)) {
+      case OFFER_RUN:
+        return RUN;
+      case OFFER_QUEUED: {
+        const slot = this.lastSlot;
+        const queue = this.waiting;
+        return {
+          verdict: 'queued',
+          ticket: new ShedTicket(item, queue.enqueuedAtMs(slot), queue, slot, queue.stamp(slot)),
+        };
+      }
+      case OFFER_REJECT:
+        return this.rejection;
+      default:
+        return DROP_ON_ARRIVAL;
+    }
+  }
+
+  /**
+   * admit() without allocating: the same decision and counters, as a code. On OFFER_QUEUED, `lastSlot` names the
+   * item's place for cancelQueued(); on OFFER_REJECT, `rejected` holds the 503's status and Retry-After.
+   */
+  offer(nowMs: number, deadlineMs: number | null, item: T): OfferVerdict {
     const cfg = this.cfg;
     const deadline = deadlineMs ?? Infinity;
     this.offered++;
     // Checked before the free-worker path: running work nobody waits for is exactly the incident's waste.
     if (cfg.dropExpired && deadline <= nowMs) {
       this.droppedOnArrival++;
-      return DROP_ON_ARRIVAL;
+      return OFFER_DROP;
     }
+    const waiting = this.waiting;
     // A free worker is taken only when nobody is waiting: arrivals never overtake the queue.
-    if (this.runningNow < cfg.workers && this.waiting.size === 0) {
+    if (this.runningNow < cfg.workers && waiting.size === 0) {
       this.runningNow++;
       this.started++;
       this.admittedImmediately++;
-      return RUN;
+      return OFFER_RUN;
     }
-    if (this.waiting.size >= cfg.queueLimit) {
+    if (waiting.size >= cfg.queueLimit) {
       this.shed++;
-      return this.rejection;
+      return OFFER_REJECT;
     }
-    const entry = new QueueEntry(item, nowMs, deadline);
-    this.waiting.pushBack(entry);
+    this.lastSlot = waiting.push(item, nowMs, deadline);
     this.queuedTotal++;
-    this.peakQueued = Math.max(this.peakQueued, this.waiting.size);
-    return { verdict: 'queued', ticket: entry };
+    if (waiting.size > this.peakQueued) this.peakQueued = waiting.size;
+    return OFFER_QUEUED;
   }
 
   /**
@@ -226,30 +279,51 @@ export class LoadShedder<T> {
    * 'run' or undefined.
    */
   dequeue(nowMs: number): ShedDequeueResult<T> | undefined {
+    const item = this.take(nowMs);
+    if (item === undefined && this.lastWaitedMs < 0) return undefined;
+    const waitedMs = this.lastWaitedMs;
+    return this.lastDropped
+      ? { verdict: 'drop', status: 504, item: item as T, waitedMs }
+      : { verdict: 'run', item: item as T, waitedMs };
+  }
+
+  /**
+   * dequeue() without allocating: the next item, or undefined when none may start (then `lastWaitedMs` is -1).
+   * `lastDropped` tells a 504 drop (no worker taken: call again) from an item that now runs; `lastWaitedMs` its wait.
+   */
+  take(nowMs: number): T | undefined {
     const cfg = this.cfg;
-    if (this.runningNow >= cfg.workers) return undefined;
-    const oldest = this.waiting.head;
-    if (oldest === null) return undefined;
-    let entry = oldest;
+    const waiting = this.waiting;
+    const oldest = waiting.head;
+    if (this.runningNow >= cfg.workers || oldest < 0) {
+      this.lastWaitedMs = -1;
+      return undefined;
+    }
+    let slot = oldest;
     // Adaptive LIFO (Facebook, "Fail at Scale"): once the line is stale, serve the newest, who can still be
     // helped in time. An expired oldest is answered first, so stale work leaves the queue instead of pinning it.
     if (
       cfg.discipline === 'adaptive-lifo' &&
-      nowMs - oldest.enqueuedAtMs > cfg.lifoAfterMs &&
-      !(cfg.dropExpired && oldest.deadlineMs <= nowMs)
+      nowMs - waiting.enqueuedAtMs(oldest) > cfg.lifoAfterMs &&
+      !(cfg.dropExpired && waiting.deadlineMs(oldest) <= nowMs)
     ) {
-      entry = this.waiting.tail as QueueEntry<T>;
+      slot = waiting.tail;
     }
-    this.waiting.remove(entry);
+    const item = waiting.item(slot);
+    const enqueuedAtMs = waiting.enqueuedAtMs(slot);
+    const deadlineMs = waiting.deadlineMs(slot);
+    waiting.remove(slot);
     // A clock that stepped back (wall time in the HTTP driver) must not report a negative wait.
-    const waitedMs = Math.max(0, nowMs - entry.enqueuedAtMs);
-    if (cfg.dropExpired && entry.deadlineMs <= nowMs) {
+    this.lastWaitedMs = Math.max(0, nowMs - enqueuedAtMs);
+    if (cfg.dropExpired && deadlineMs <= nowMs) {
       this.dropped++;
-      return { verdict: 'drop', status: 504, item: entry.item, waitedMs };
+      this.lastDropped = true;
+      return item;
     }
     this.runningNow++;
     this.started++;
-    return { verdict: 'run', item: entry.item, waitedMs };
+    this.lastDropped = false;
+    return item;
   }
 
   /** Releases one worker. Throws if none is running: the driver finished something it never started. */
@@ -261,7 +335,17 @@ export class LoadShedder<T> {
 
   /** Removes a queued item whose client is gone; false if it is no longer queued (served, dropped, cancelled). */
   cancel(ticket: QueueTicket<T>): boolean {
-    if (!this.waiting.remove(ticket as QueueEntry<T>)) return false;
+    if (!(ticket instanceof ShedTicket) || ticket.queue !== this.waiting) return false;
+    if (!this.waiting.holds(ticket.slot, ticket.stamp)) return false;
+    this.waiting.remove(ticket.slot);
+    this.cancelled++;
+    return true;
+  }
+
+  /** cancel() for an item queued by offer(): `slot` is the lastSlot it reported; false if the item left already. */
+  cancelQueued(slot: number, item: T): boolean {
+    if (item === undefined || this.waiting.itemOrUndefined(slot) !== item) return false;
+    this.waiting.remove(slot);
     this.cancelled++;
     return true;
   }

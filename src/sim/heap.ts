@@ -85,27 +85,33 @@ export class EventHeap {
     const t = times[last] as number;
     const slot = slots[last] as number;
     const s = seqs[slot] as number;
-    // Sift the last element down from the root with a hole.
+    // Bottom-up sift (Wegener): walk the hole from the root to a leaf along the smaller children (one comparison
+    // per level), then sift the old last element up from there (it belongs near the bottom, so usually no step).
     let i = 0;
-    const half = last >> 1;
-    while (i < half) {
-      let child = 2 * i + 1;
-      let ct = times[child] as number;
+    let child = 1;
+    while (child < last) {
       const right = child + 1;
       if (right < last) {
         const rt = times[right] as number;
-        if (
-          rt < ct ||
-          (rt === ct && (seqs[slots[right] as number] as number) < (seqs[slots[child] as number] as number))
-        ) {
-          child = right;
-          ct = rt;
-        }
+        const ct = times[child] as number;
+        // Equal times are rare (a predictable branch); otherwise the pick is arithmetic, not a branch: which child
+        // is smaller is a coin flip the CPU cannot predict.
+        if (rt === ct) {
+          if ((seqs[slots[right] as number] as number) < (seqs[slots[child] as number] as number)) child = right;
+        } else child += +(rt < ct);
       }
-      if (t < ct || (t === ct && s < (seqs[slots[child] as number] as number))) break;
-      times[i] = ct;
+      times[i] = times[child] as number;
       slots[i] = slots[child] as number;
       i = child;
+      child = 2 * i + 1;
+    }
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const pt = times[parent] as number;
+      if (pt < t || (pt === t && (seqs[slots[parent] as number] as number) < s)) break;
+      times[i] = pt;
+      slots[i] = slots[parent] as number;
+      i = parent;
     }
     times[i] = t;
     slots[i] = slot;

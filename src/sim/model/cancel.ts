@@ -19,7 +19,7 @@ export function cancelRequest(host: CancelHost, request: Request): void {
   switch (request.state) {
     case QUEUED: {
       const shedder = request.instance.shedder;
-      if (request.ticket && shedder?.cancel(request.ticket)) host.finish(request);
+      if (request.slot >= 0 && shedder?.cancelQueued(request.slot, request)) host.finish(request);
       break;
     }
     case WORKING:

@@ -3,7 +3,7 @@
 import type { LoadShedder } from '../../policy/shed.js';
 import type { Metrics } from '../metrics/collector.js';
 import type { FaultSpec } from '../scenario/types.js';
-import type { Instance, Request, ServiceRuntime, TrafficSource } from './records.js';
+import { errorRates, type Instance, type Request, type ServiceRuntime, type TrafficSource } from './records.js';
 
 export interface FaultTarget {
   readonly services: readonly ServiceRuntime[];
@@ -26,7 +26,7 @@ export function applyFaults(target: FaultTarget): void {
     faults.forEach((fault, i) => {
       if (!faultActive[i] || fault.service !== service.spec.name) return;
       if (fault.workers !== null) workers = fault.workers;
-      if (fault.errors !== null) service.faultErrors.push(fault.errors);
+      if (fault.errors !== null) service.faultErrors.push(errorRates(fault.errors));
       service.extraLatencyMs += fault.latencyMs;
     });
     if (workers !== null && workers !== service.workers) {

@@ -2,7 +2,7 @@
 
 import type { Random } from '../../policy/random.js';
 import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
-import type { LoadShedder, QueueTicket } from '../../policy/shed.js';
+import type { LoadShedder } from '../../policy/shed.js';
 import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
 import type { Sampler } from './distributions.js';
 
@@ -15,8 +15,8 @@ export class UserRequest {
   constructor(
     readonly arrivalMs: number,
     readonly service: number,
-    readonly bin: number,
-    readonly windowMask: number,
+    /** Metrics segment of the arrival (its bin and windows). */
+    readonly segment: number,
   ) {}
 }
 
@@ -50,12 +50,10 @@ export const ENTRY = 5;
 export class Request {
   state = IN_TRANSIT;
   reply: number;
-  /** The answer: its status once sent; before that, non-zero when the work ends in a transient error. */
+  /** Non-zero when the work ends in a transient error: the status to answer with (the answer itself travels in the event). */
   status = 0;
-  retryAfter: string | null = null;
-  ticket: QueueTicket<Request> | null = null;
-  /** Sequential calls: index of the call in progress. Parallel: calls not yet ended. */
-  callIndex = 0;
+  /** Where the request waits in its instance's LoadShedder (LoadShedder.lastSlot), -1 when not queued. */
+  slot = -1;
   /** Sequential calls: the call in progress. Parallel: every call, in edge order. */
   calls: Call | Call[] | null = null;
 
@@ -82,6 +80,8 @@ export class Call {
     /** The request whose handling makes this call. */
     readonly parent: Request,
     readonly edge: EdgeRuntime,
+    /** Position of the edge among the caller instance's edges (sequential calls go in this order). */
+    readonly index: number,
     readonly retry: RetryCall,
   ) {}
 }
@@ -114,8 +114,19 @@ export class Instance {
   ) {}
 }
 
+/**
+ * A copy of an error spec made by one literal, so every copy shares one hidden class: the hot path reads these
+ * fields on each execution, and scenario objects (zod output, or structured clones in a worker) have varied shapes.
+ */
+export function errorRates(e: ErrorSpec): ErrorSpec {
+  return { rate: e.rate, status: e.status, costMs: e.costMs };
+}
+
 export class ServiceRuntime {
   instances: Instance[] = [];
+  /** From the spec, copied for the hot path: the service's own transient errors, and whether its calls run in parallel. */
+  readonly errors: ErrorSpec | null;
+  readonly parallel: boolean;
   /** Requests present (queued, working or calling). */
   inFlight = 0;
   /** Transient errors added by faults currently in force. */
@@ -132,11 +143,16 @@ export class ServiceRuntime {
     readonly spec: ServiceSpec,
   ) {
     this.workers = spec.shed === null ? null : spec.shed.workers;
+    this.errors = spec.errors === null ? null : errorRates(spec.errors);
+    this.parallel = spec.parallel;
   }
 }
 
 export class TrafficSource {
   multiplier = 1;
+  /** From the spec, copied for the hot path. */
+  readonly ratePerS: number;
+  readonly patienceMs: number | null;
   /** Bumped when the rate changes: the pending arrival drawn at the old rate is ignored (Poisson is memoryless). */
   generation = 0;
 
@@ -144,5 +160,8 @@ export class TrafficSource {
     readonly spec: TrafficSpec,
     readonly service: ServiceRuntime,
     readonly random: Random,
-  ) {}
+  ) {
+    this.ratePerS = spec.ratePerS;
+    this.patienceMs = spec.patienceMs;
+  }
 }

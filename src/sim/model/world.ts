@@ -1,8 +1,7 @@
 // The simulated system: traffic, services and callers as event handlers that drive the production RetryPolicy and LoadShedder.
 
 import { createRandom } from '../../policy/random.js';
-import { AttemptPlan } from '../../policy/retry.js';
-import type { LoadShedder } from '../../policy/shed.js';
+import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
 import type { Outcome, RequestTraits, StopReason } from '../../policy/types.js';
 import { Engine, type EventHandler } from '../engine.js';
 import { BIN_MS, Metrics, type WindowDef } from '../metrics/collector.js';
@@ -11,7 +10,7 @@ import { buildServices, buildSources } from './build.js';
 import { abortCalls, cancelAttempt, cancelRequest } from './cancel.js';
 import { Sampler as DistSampler, exponential, type Sampler } from './distributions.js';
 import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
-import { OutcomeCache, TIMEOUT_OUTCOME } from './outcomes.js';
+import { OutcomeTable, TIMEOUT_OUTCOME } from './outcomes.js';
 import {
   ABORTED,
   ANSWERED,
@@ -67,7 +66,7 @@ export class World implements EventHandler, FaultTarget {
   private readonly network: Sampler;
   private readonly networkIsZero: boolean;
   private readonly cancellation: boolean;
-  private readonly outcomes = new OutcomeCache();
+  private readonly outcomes = new OutcomeTable();
   /** End of the next bin whose gauges are still to be sampled. */
   private nextSampleMs = BIN_MS;
   private nextSampleBin = 0;
@@ -96,6 +95,7 @@ export class World implements EventHandler, FaultTarget {
     });
     engine.run(this.durationMs, this);
     this.sampleUntil(Number.POSITIVE_INFINITY);
+    this.metrics.finish();
   }
 
   /** Gauges at each bin's end: the state left by the last event before the edge (no event per bin needed). */
@@ -123,7 +123,7 @@ export class World implements EventHandler, FaultTarget {
         this.onWorkDone(payload as Request);
         break;
       case EV_RESPONSE:
-        this.onResponse(payload as Request);
+        this.onResponse(payload as Request, arg);
         break;
       case EV_TRY_TIMEOUT:
         this.onTryTimeout(payload as Request);
@@ -141,7 +141,7 @@ export class World implements EventHandler, FaultTarget {
   // ---- users ----------------------------------------------------------------------------------------------
 
   scheduleArrival(source: TrafficSource): void {
-    const ratePerS = source.spec.ratePerS * source.multiplier;
+    const ratePerS = source.ratePerS * source.multiplier;
     if (ratePerS <= 0) return;
     this.engine.after(exponential(source.random, 1000 / ratePerS), EV_ARRIVAL, source, source.generation);
   }
@@ -152,11 +152,10 @@ export class World implements EventHandler, FaultTarget {
     const now = this.engine.nowMs;
     const service = source.service;
     const metrics = this.metrics;
-    const bin = metrics.binAt(now);
-    const mask = metrics.maskAt(now);
-    const user = new UserRequest(now, service.index, bin, mask);
-    metrics.userArrived(service.index, bin, mask);
-    const patienceMs = source.spec.patienceMs;
+    const segment = metrics.segmentAt(now);
+    const user = new UserRequest(now, service.index, segment);
+    metrics.userArrived(service.index, segment);
+    const patienceMs = source.patienceMs;
     if (patienceMs !== null) this.engine.after(patienceMs, EV_GIVE_UP, user);
     const instances = service.instances;
     const instance = instances[service.nextEntry] as Instance;
@@ -170,7 +169,7 @@ export class World implements EventHandler, FaultTarget {
     if (user.ended) return;
     user.ended = true;
     const now = this.engine.nowMs;
-    this.metrics.userEnded(user.service, user.bin, user.windowMask, false, now - user.arrivalMs, now);
+    this.metrics.userEnded(user.service, user.segment, false, now - user.arrivalMs, now);
     const request = user.request;
     user.request = null;
     // The user is gone; the entry service only notices if the scenario enables cancellation.
@@ -189,19 +188,19 @@ export class World implements EventHandler, FaultTarget {
       this.startWork(request, 0);
       return;
     }
-    const admission = shedder.admit(this.engine.nowMs, request.deadlineMs, request);
-    switch (admission.verdict) {
-      case 'run':
+    // offer() is admit() without an answer object per request (the simulator pushes millions through it).
+    switch (shedder.offer(this.engine.nowMs, request.deadlineMs, request)) {
+      case OFFER_RUN:
         this.startWork(request, 0);
         break;
-      case 'queued':
-        request.ticket = admission.ticket;
+      case OFFER_QUEUED:
+        request.slot = shedder.lastSlot;
         break;
-      case 'reject':
-        this.respond(request, admission.status, admission.retryAfter);
+      case OFFER_REJECT:
+        this.respond(request, shedder.rejected.status, shedder.rejected.retryAfter);
         break;
-      case 'drop':
-        this.respond(request, admission.status, null);
+      default:
+        this.respond(request, 504, null);
         break;
     }
   }
@@ -221,7 +220,7 @@ export class World implements EventHandler, FaultTarget {
         costMs = e.costMs;
       }
     }
-    const errors = service.spec.errors;
+    const errors = service.errors;
     if (status === 0 && errors !== null && instance.errorRandom.next() < errors.rate) {
       status = errors.status;
       costMs = errors.costMs;
@@ -253,13 +252,12 @@ export class World implements EventHandler, FaultTarget {
       user.ended = true;
       user.request = null;
       const now = this.engine.nowMs;
-      this.metrics.userEnded(user.service, user.bin, user.windowMask, status < 400, now - user.arrivalMs, now);
+      this.metrics.userEnded(user.service, user.segment, status < 400, now - user.arrivalMs, now);
       return;
     }
     if (request.reply !== WAITING) return; // nobody is listening (timed out, cancelled...): no response message
-    request.status = status;
-    request.retryAfter = retryAfter;
-    this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_RESPONSE, request);
+    const outcome = this.outcomes.index(status, retryAfter);
+    this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_RESPONSE, request, outcome);
   }
 
   /** Frees the worker, counts the execution (wasted if nobody waits for its answer any more), dequeues the next. */
@@ -269,7 +267,7 @@ export class World implements EventHandler, FaultTarget {
     // WORKING, ABORTED and CALLING requests took a worker; queued ones (shed, dropped, cancelled) never did.
     const ran = request.state >= WORKING;
     request.state = DONE;
-    request.ticket = null;
+    request.slot = -1;
     service.inFlight--;
     if (!ran) return;
     const waited = !request.user.ended && (request.reply === ENTRY || request.reply === WAITING);
@@ -277,24 +275,23 @@ export class World implements EventHandler, FaultTarget {
     const shedder = instance.shedder;
     if (shedder !== null) {
       shedder.onFinish(); // it ran, so it holds one of the shedder's worker slots
-      this.drain(instance);
+      if (shedder.queued > 0) this.drain(instance);
     }
   }
 
-  /** Hands free workers to queued work (LoadShedder.dequeue answers 504 for expired items when dropExpired). */
+  /** Hands free workers to queued work (LoadShedder.take: a 504 drop for expired items when dropExpired). */
   drain(instance: Instance): void {
     if (instance.draining) return;
     instance.draining = true;
     const shedder = instance.shedder as LoadShedder<Request>;
     for (;;) {
-      const next = shedder.dequeue(this.engine.nowMs);
-      if (next === undefined) break;
-      const request = next.item;
-      request.ticket = null;
-      if (next.verdict === 'drop') {
-        this.respond(request, next.status, null);
+      const request = shedder.take(this.engine.nowMs);
+      if (request === undefined) break;
+      request.slot = -1;
+      if (shedder.lastDropped) {
+        this.respond(request, 504, null);
       } else {
-        this.startWork(request, next.waitedMs);
+        this.startWork(request, shedder.lastWaitedMs);
       }
     }
     instance.draining = false;
@@ -305,43 +302,44 @@ export class World implements EventHandler, FaultTarget {
   private startCalls(request: Request): void {
     request.state = CALLING;
     const edges = request.instance.edges;
-    if (!request.instance.service.spec.parallel) {
-      request.callIndex = 0;
-      this.startCall(request, edges[0] as EdgeRuntime);
+    if (!request.instance.service.parallel) {
+      this.startCall(request, 0);
       return;
     }
-    request.callIndex = edges.length; // parallel: calls not yet ended
     const calls: Call[] = [];
     request.calls = calls;
-    for (const edge of edges) {
+    for (let i = 0; i < edges.length; i++) {
       if (request.state !== CALLING) break;
-      this.startCall(request, edge);
+      this.startCall(request, i);
     }
   }
 
-  private startCall(parent: Request, edge: EdgeRuntime): void {
+  /** Starts the call over the parent's `index`th edge. */
+  private startCall(parent: Request, index: number): void {
+    const edge = parent.instance.edges[index] as EdgeRuntime;
     // The inbound deadline (the header) bounds the outbound call, as the HTTP driver's context would.
     const traits = parent.deadlineMs === null ? GET : { idempotent: true, deadlineMs: parent.deadlineMs };
-    const call = new Call(parent, edge, edge.policy.start(this.engine.nowMs, traits));
+    const call = new Call(parent, edge, index, edge.policy.start(this.engine.nowMs, traits));
     if (Array.isArray(parent.calls)) parent.calls.push(call);
     else parent.calls = call;
     this.nextAttempt(call);
   }
 
   private nextAttempt(call: Call): void {
-    const plan = call.retry.beginAttempt(this.engine.nowMs);
-    if (!(plan instanceof AttemptPlan)) {
-      this.callEnded(call, plan.stop);
+    // beginAttemptMs() is beginAttempt() without the AttemptPlan object: the plan's perTryTimeoutMs, or -1 to stop.
+    const retry = call.retry;
+    const timeoutMs = retry.beginAttemptMs(this.engine.nowMs);
+    if (timeoutMs < 0) {
+      this.callEnded(call, retry.stopReason as StopReason);
       return;
     }
     const edge = call.edge;
     const instances = edge.callee.instances;
     const target = instances[edge.next] as Instance;
     edge.next = edge.next + 1 === instances.length ? 0 : edge.next + 1;
-    const deadlineMs = edge.propagate ? plan.deadlineMs : null;
+    const deadlineMs = edge.propagate ? retry.deadlineMs : null;
     const attempt = new Request(call, target, call.parent.user, deadlineMs);
     call.attempt = attempt;
-    const timeoutMs = plan.perTryTimeoutMs;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.engine.after(timeoutMs, EV_TRY_TIMEOUT, attempt);
     this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_MESSAGE, attempt);
   }
@@ -350,14 +348,16 @@ export class World implements EventHandler, FaultTarget {
     if (attempt.reply !== CANCELLED) this.arrive(attempt); // a cancelled one: the caller hung up before it arrived
   }
 
-  private onResponse(attempt: Request): void {
+  /** `outcome` indexes the OutcomeTable: the status and Retry-After the callee answered with. */
+  private onResponse(attempt: Request, outcome: number): void {
     if (attempt.reply !== WAITING) return;
     attempt.reply = ANSWERED;
     const call = attempt.call as Call;
     attempt.call = null;
     call.attempt = null;
-    call.lastStatus = attempt.status;
-    this.decide(call, this.outcomes.response(attempt.status, attempt.retryAfter));
+    const response = this.outcomes.at(outcome);
+    call.lastStatus = response.status;
+    this.decide(call, response);
   }
 
   private onTryTimeout(attempt: Request): void {
@@ -374,9 +374,10 @@ export class World implements EventHandler, FaultTarget {
 
   private decide(call: Call, outcome: Outcome): void {
     if (call.done) return;
-    const decision = call.retry.onOutcome(outcome, this.engine.nowMs);
-    if ('stop' in decision) this.callEnded(call, decision.stop);
-    else if (decision.retryAfterMs > 0) this.engine.after(decision.retryAfterMs, EV_RETRY, call);
+    // onOutcomeMs() is onOutcome() without the Decision object: the wait before the next attempt, or -1 to stop.
+    const waitMs = call.retry.onOutcomeMs(outcome, this.engine.nowMs);
+    if (waitMs < 0) this.callEnded(call, call.retry.stopReason as StopReason);
+    else if (waitMs > 0) this.engine.after(waitMs, EV_RETRY, call);
     else this.nextAttempt(call);
   }
 
@@ -396,12 +397,18 @@ export class World implements EventHandler, FaultTarget {
       return;
     }
     const edges = parent.instance.edges;
-    if (!Array.isArray(parent.calls)) {
-      parent.callIndex++;
-      if (parent.callIndex < edges.length) this.startCall(parent, edges[parent.callIndex] as EdgeRuntime);
+    const calls = parent.calls;
+    if (!Array.isArray(calls)) {
+      if (call.index + 1 < edges.length) this.startCall(parent, call.index + 1);
       else this.respond(parent, 200, null);
-    } else if (--parent.callIndex === 0) {
+    } else if (calls.length === edges.length && allDone(calls)) {
       this.respond(parent, 200, null);
     }
   }
+}
+
+/** Parallel calls: every one has ended. */
+function allDone(calls: Call[]): boolean {
+  for (let i = 0; i < calls.length; i++) if (!(calls[i] as Call).done) return false;
+  return true;
 }

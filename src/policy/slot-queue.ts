@@ -1,0 +1,114 @@
+// The load shedder's waiting line: a doubly linked list over typed arrays, with no object per waiting item.
+
+const NIL = -1;
+const INITIAL_CAPACITY = 16;
+
+/**
+ * Each waiting item has a slot; the slot's links, times and stamp live in typed arrays, so a million queued items
+ * are a handful of arrays instead of a million objects for the garbage collector to trace and copy. Push, pop at
+ * either end and removal anywhere are O(1); freed slots are reused. A slot's stamp is never reused, so a handle
+ * (slot, stamp) kept after the item left tells the slot's new occupant apart.
+ */
+export class SlotQueue<T> {
+  /** Oldest and newest occupied slots (NIL = -1 when empty). */
+  head = NIL;
+  tail = NIL;
+  size = 0;
+  /** Grows by append (the engine's own growth); a freed slot holds undefined. */
+  private readonly items: (T | undefined)[] = [];
+  private enqueuedAt = new Float64Array(INITIAL_CAPACITY);
+  private deadlines = new Float64Array(INITIAL_CAPACITY);
+  /** 0 = free. */
+  private stamps = new Float64Array(INITIAL_CAPACITY);
+  private prev = new Int32Array(INITIAL_CAPACITY);
+  /** Links of occupied slots; for free slots, the next free slot (a free list through the same array). */
+  private next = new Int32Array(INITIAL_CAPACITY);
+  private freeHead = NIL;
+  private used = 0;
+  private nextStamp = 1;
+
+  /** Appends an item as the newest; returns its slot. */
+  push(item: T, enqueuedAtMs: number, deadlineMs: number): number {
+    let slot = this.freeHead;
+    if (slot !== NIL) {
+      this.freeHead = this.next[slot] as number;
+      this.items[slot] = item;
+    } else {
+      if (this.used === this.stamps.length) this.grow();
+      slot = this.used++;
+      this.items.push(item);
+    }
+    this.enqueuedAt[slot] = enqueuedAtMs;
+    this.deadlines[slot] = deadlineMs;
+    this.stamps[slot] = this.nextStamp++;
+    const tail = this.tail;
+    this.prev[slot] = tail;
+    this.next[slot] = NIL;
+    if (tail === NIL) this.head = slot;
+    else this.next[tail] = slot;
+    this.tail = slot;
+    this.size++;
+    return slot;
+  }
+
+  /** Unlinks an occupied slot and frees it. */
+  remove(slot: number): void {
+    const prev = this.prev[slot] as number;
+    const next = this.next[slot] as number;
+    if (prev === NIL) this.head = next;
+    else this.next[prev] = next;
+    if (next === NIL) this.tail = prev;
+    else this.prev[next] = prev;
+    this.items[slot] = undefined;
+    this.stamps[slot] = 0;
+    this.next[slot] = this.freeHead;
+    this.freeHead = slot;
+    this.size--;
+  }
+
+  /** The item in an occupied slot. */
+  item(slot: number): T {
+    return this.items[slot] as T;
+  }
+
+  /** The item in `slot`, or undefined when the slot is free (or out of range). */
+  itemOrUndefined(slot: number): T | undefined {
+    return slot >= 0 && slot < this.used ? this.items[slot] : undefined;
+  }
+
+  enqueuedAtMs(slot: number): number {
+    return this.enqueuedAt[slot] as number;
+  }
+
+  deadlineMs(slot: number): number {
+    return this.deadlines[slot] as number;
+  }
+
+  stamp(slot: number): number {
+    return this.stamps[slot] as number;
+  }
+
+  /** Whether `slot` still holds the item it held when its stamp was `stamp`. */
+  holds(slot: number, stamp: number): boolean {
+    return slot >= 0 && slot < this.used && stamp !== 0 && this.stamps[slot] === stamp;
+  }
+
+  private grow(): void {
+    const capacity = this.stamps.length * 2;
+    const f64 = (old: Float64Array) => {
+      const next = new Float64Array(capacity);
+      next.set(old);
+      return next;
+    };
+    const i32 = (old: Int32Array) => {
+      const next = new Int32Array(capacity);
+      next.set(old);
+      return next;
+    };
+    this.enqueuedAt = f64(this.enqueuedAt);
+    this.deadlines = f64(this.deadlines);
+    this.stamps = f64(this.stamps);
+    this.prev = i32(this.prev);
+    this.next = i32(this.next);
+  }
+}
