@@ -1,5 +1,7 @@
 // The load shedder's waiting line: a doubly linked list over typed arrays, with no object per waiting item.
 
+import { grownFloat64, grownInt32 } from './typed-arrays.js';
+
 const NIL = -1;
 const INITIAL_CAPACITY = 16;
 
@@ -95,20 +97,10 @@ export class SlotQueue<T> {
 
   private grow(): void {
     const capacity = this.stamps.length * 2;
-    const f64 = (old: Float64Array) => {
-      const next = new Float64Array(capacity);
-      next.set(old);
-      return next;
-    };
-    const i32 = (old: Int32Array) => {
-      const next = new Int32Array(capacity);
-      next.set(old);
-      return next;
-    };
-    this.enqueuedAt = f64(this.enqueuedAt);
-    this.deadlines = f64(this.deadlines);
-    this.stamps = f64(this.stamps);
-    this.prev = i32(this.prev);
-    this.next = i32(this.next);
+    this.enqueuedAt = grownFloat64(this.enqueuedAt, capacity);
+    this.deadlines = grownFloat64(this.deadlines, capacity);
+    this.stamps = grownFloat64(this.stamps, capacity);
+    this.prev = grownInt32(this.prev, capacity);
+    this.next = grownInt32(this.next, capacity);
   }
 }

@@ -1,5 +1,7 @@
 // The simulator's event queue: a binary min-heap keyed by (time, insertion sequence) over typed arrays.
 
+import { grownFloat64, grownInt32 } from '../policy/typed-arrays.js';
+
 const INITIAL_CAPACITY = 1024;
 
 /**
@@ -120,22 +122,12 @@ export class EventHeap {
 
   private grow(): void {
     const capacity = this.heapTimeMs.length * 2;
-    const f64 = (old: Float64Array) => {
-      const next = new Float64Array(capacity);
-      next.set(old);
-      return next;
-    };
-    const i32 = (old: Int32Array) => {
-      const next = new Int32Array(capacity);
-      next.set(old);
-      return next;
-    };
-    this.heapTimeMs = f64(this.heapTimeMs);
-    this.heapSlot = i32(this.heapSlot);
-    this.slotSeq = f64(this.slotSeq);
-    this.slotType = i32(this.slotType);
-    this.slotArg = f64(this.slotArg);
-    this.freeSlots = i32(this.freeSlots);
+    this.heapTimeMs = grownFloat64(this.heapTimeMs, capacity);
+    this.heapSlot = grownInt32(this.heapSlot, capacity);
+    this.slotSeq = grownFloat64(this.slotSeq, capacity);
+    this.slotType = grownInt32(this.slotType, capacity);
+    this.slotArg = grownFloat64(this.slotArg, capacity);
+    this.freeSlots = grownInt32(this.freeSlots, capacity);
     const payloads: unknown[] = new Array(capacity).fill(null);
     for (let i = 0; i < this.slotsUsed; i++) payloads[i] = this.slotPayload[i];
     this.slotPayload = payloads;
