@@ -142,3 +142,19 @@ describe('RetryCall after it ended', () => {
     expect(p.budgetFor('').level()).toBe(1);
   });
 });
+
+describe('the default upstream budget', () => {
+  it('keeps the default upstream and a named one apart', () => {
+    const p = new RetryPolicy({}, { random: createRandom(1) });
+    const unnamed = p.budgetFor('');
+    expect(p.budgetFor('a')).not.toBe(unnamed);
+    expect(p.budgetFor()).toBe(unnamed);
+  });
+
+  it('forgets the default upstream like any other when the tracking limit evicts it', () => {
+    const p = new RetryPolicy({}, { random: createRandom(1) });
+    p.budgetFor('').recordFailure();
+    for (let i = 0; i < MAX_TRACKED_UPSTREAMS; i++) p.budgetFor(`u${i}`);
+    expect(p.budgetFor('').level()).toBe(10);
+  });
+});
