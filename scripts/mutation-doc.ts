@@ -11,28 +11,136 @@ interface Report {
   files: Record<string, { source: string; mutants: Mutant[] }>;
 }
 
-/** Why each surviving mutant is equivalent, keyed by `file:line`. Unknown survivors are flagged for a human. */
-const REASONS: Record<string, string> = {
-  'backoff.ts:174':
+/**
+ * Why each surviving mutant is equivalent: [file, a fragment of the mutated line, reason]. Matching on the line's text
+ * (not its number) keeps the explanations attached when code above them moves. Unknown survivors are flagged.
+ */
+const REASONS: [string, string, string][] = [
+  [
+    'backoff.ts',
+    'if (!(baseMs > 0 && maxMs >= 0)) return 0;',
     'a zero base makes `randomInt % 0` NaN, which the same line maps to 0: same result as the early return',
-  'backoff.ts:177': 'when next equals max/2, doubling it gives max, the same value the other branch assigns',
-  'budget.ts:191': 'when the percentage equals the minimum, both branches return the same number',
-  'classify.ts:66':
+  ],
+  [
+    'backoff.ts',
+    'next = next < maxMs / 2 ? next * 2 : maxMs',
+    'when next equals max/2, doubling it gives max, the same value the other branch assigns',
+  ],
+  [
+    'budget.ts',
+    'if (byPercent > this.minConcurrency) return byPercent;',
+    'when the percentage equals the minimum, both branches return the same number',
+  ],
+  [
+    'classify.ts',
+    "typeof condition === 'string' && /^\\d{3}$/",
     'the string test only matters for strings; for numbers the first disjunct is already true, and a regex test coerces a number to the same digits',
-  'retry-after.ts:112':
+  ],
+  [
+    'classify.ts',
+    "case '",
+    'the switch is a fast path in front of the Set lookup that gives the same answer for every method: removing or changing a case only sends that method down the slow path',
+  ],
+  [
+    'classify.ts',
+    'const IDEMPOTENT_METHODS = new Set',
+    'GET, HEAD, PUT and DELETE never reach the Set (the fast path answers them first), so emptying their names in it changes nothing',
+  ],
+  [
+    'retry-after.ts',
+    'while (start < end &&',
     'the trim loop reads `charCodeAt` past the end, which is NaN, never a space or tab, so the extra iteration never happens',
-  'retry-after.ts:113': 'same as line 112, at the other end of the value',
-  'retry-config.ts:119': 'returned only together with an issue, and a config with issues is never used',
-  'retry-config.ts:183': 'the backoff is undefined only when an issue was recorded, so the second test never decides',
-  'retry.ts:177':
+  ],
+  ['retry-after.ts', 'while (end > start &&', 'same as the loop above, at the other end of the value'],
+  [
+    'retry-config.ts',
+    'return { patienceMs: null, marginMs: 0 };',
+    'returned only together with an issue, and a config with issues is never used',
+  ],
+  [
+    'retry-config.ts',
+    'if (issues.length > 0 || backoff === undefined)',
+    'the backoff is undefined only when an issue was recorded, so the second test never decides',
+  ],
+  [
+    'retry.ts',
+    'isRetryOnSet(retryOn) ? retryOn : compileRetryConditions',
     'for a missing override `isRetryOnSet(undefined)` is true and the override becomes undefined, which `?? config.retryOn` treats like null',
-  'retry.ts:222':
+  ],
+  [
+    'retry.ts',
+    "if (upstream === '' && this.defaultBudget !== null)",
+    'a cache in front of the Map: skipping it returns the same budget from the Map',
+  ],
+  [
+    'retry.ts',
+    "if (upstream === '') this.defaultBudget = budget;",
+    'a cache in front of the Map: not filling it (or filling it for any upstream, which the guard above ignores) returns the same budgets',
+  ],
+  [
+    'retry.ts',
+    'if (perTryTimeoutMs < 0) return STOP_DECISIONS',
+    'the allowance is never 0: an attempt at or after the deadline stops (-1) before one is computed',
+  ],
+  [
+    'retry.ts',
+    "outcome.kind === 'response' && outcome.pushbackMs != null",
     'parsing an absent pushback (or one on a non-response outcome, which has none) returns "absent", which changes nothing',
-  'retry.ts:229': 'for an absent pushback `delayMs` is undefined and `undefined >= 0` is false, as with -1',
-  'retry.ts:252': 'parsing an absent Retry-After returns not-ok, which changes nothing',
-  'retry.ts:254': 'a failed parse has no delayMs; both comparisons with undefined are false, so nothing changes',
-  'retry.ts:256': 'when the hint equals the jittered wait, assigning it changes nothing',
-};
+  ],
+  [
+    'retry.ts',
+    "if (pushback.kind === 'retry') pushbackMs",
+    'for an absent pushback `delayMs` is undefined and `undefined >= 0` is false, as with -1',
+  ],
+  [
+    'retry.ts',
+    "config.honorRetryAfter && outcome.kind === 'response' && outcome.retryAfter != null",
+    'parsing an absent Retry-After returns not-ok, which changes nothing',
+  ],
+  [
+    'retry.ts',
+    'if (hint.ok) {',
+    'a failed parse has no delayMs; both comparisons with undefined are false, so nothing changes',
+  ],
+  [
+    'retry.ts',
+    'if (hint.delayMs > waitMs) waitMs = hint.delayMs;',
+    'when the hint equals the jittered wait, assigning it changes nothing',
+  ],
+  ['shed.ts', 'lastSlot = -1;', 'only read after offer() answered queued, which always sets it first'],
+  ['shed.ts', 'lastDropped = false;', 'only read after take() returned an item, which always sets it first'],
+  ['shed.ts', 'if (waiting.size > this.peakQueued)', 'when equal, assigning the same peak changes nothing'],
+  [
+    'shed.ts',
+    'if (item === undefined && this.lastWaitedMs < 0) return undefined;',
+    'take() returns undefined exactly when it reports a negative wait (no item), so either half decides alone; a queued undefined item is not a supported use of dequeue()',
+  ],
+  [
+    'slot-queue.ts',
+    'return slot >= 0 && slot < this.used ? this.items[slot] : undefined;',
+    'a defensive bounds check: reading a JS array out of range already gives undefined',
+  ],
+  [
+    'slot-queue.ts',
+    'return slot >= 0 && slot < this.used && stamp !== 0 && this.stamps[slot] === stamp;',
+    'defensive checks: an out-of-range typed-array read is undefined (never equal to a stamp), and tickets never carry stamp 0 (stamps start at 1)',
+  ],
+  [
+    'retry.ts',
+    "if (oldest === '') this.defaultBudget = null;",
+    "clearing the cache on every eviction (not only the default upstream's) costs one Map lookup later and returns the same budget",
+  ],
+  [
+    'shed.ts',
+    '!(ticket instanceof ShedTicket) || ticket.queue !== this.waiting',
+    'anything that is not a ShedTicket has no `queue`, so the second test refuses it too',
+  ],
+];
+
+function reasonFor(file: string, line: string): string {
+  const found = REASONS.find(([f, fragment]) => f === file && line.includes(fragment));
+  return found ? found[2] : '**not yet explained: look at it**';
+}
 
 const report = JSON.parse(readFileSync('reports/mutation/mutation.json', 'utf8')) as Report;
 const rows: string[] = [];
@@ -53,7 +161,7 @@ for (const [path, file] of Object.entries(report.files).sort(([a], [b]) => a.loc
   for (const m of file.mutants) {
     if (m.status !== 'Survived' && m.status !== 'NoCoverage') continue;
     const { line, column } = m.location.start;
-    const reason = REASONS[`${name}:${line}`] ?? '**not yet explained: look at it**';
+    const reason = reasonFor(name, lines[line - 1] ?? '');
     const code = (lines[line - 1] ?? '').trim().slice(0, 70).replaceAll('|', '\\|');
     survivors.push(`| ${name}:${line}:${column} | ${m.mutatorName} | \`${code}\` | ${reason} |`);
   }

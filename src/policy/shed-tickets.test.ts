@@ -41,6 +41,10 @@ describe('LoadShedder tickets', () => {
     expect(s.queued).toBe(1);
     expect(s.cancelQueued(slot, 'x')).toBe(true);
     expect(s.queued).toBe(0);
+    // the slot is free now: asking again, even for an undefined item, must not cancel anything
+    expect(s.cancelQueued(slot, undefined)).toBe(false);
+    expect(s.cancelQueued(slot, 'x')).toBe(false);
+    expect(s.stats().cancelled).toBe(1);
   });
 
   it('exposes the shared rejection answer of the config in force', () => {
