@@ -178,9 +178,9 @@ const survivorTable =
     : ['| where | mutator | code | why it is equivalent |', '|---|---|---|---|', ...survivors].join('\n');
 const doc = readFileSync('docs/mutation.md', 'utf8')
   .replace(/## Latest run\n[\s\S]*?\n## Surviving/, `## Latest run\n\n${table}\n\n## Surviving`)
-  .replace(/every one explained\n[\s\S]*?\n## What the first/, (match) => {
+  .replace(/every one explained\n[\s\S]*?\n## What the runs/, (match) => {
     const head = match.slice(0, match.indexOf('\n\n', match.indexOf('tests.')) + 2);
-    return `${head}${survivorTable}\n\n## What the first`;
+    return `${head}${survivorTable}\n\n## What the runs`;
   });
 writeFileSync('docs/mutation.md', doc.replace('MUTATION_TABLE', table).replace('SURVIVOR_TABLE', survivorTable));
 console.log(`mutation score ${((100 * killedAll) / validAll).toFixed(2)} %, ${validAll - killedAll} survivors`);
