@@ -172,15 +172,19 @@ const table = [
   ...rows,
   `| **all** | **${validAll}** | **${killedAll}** | **${validAll - killedAll}** | **${((100 * killedAll) / validAll).toFixed(2)} %** |`,
 ].join('\n');
+const SURVIVOR_INTRO = [
+  'All survivors are **equivalent mutants**: the mutated program behaves identically for every input, so no test can',
+  'tell them apart. They are listed so that a change that makes one observable gets a test.',
+].join('\n');
 const survivorTable =
   survivors.length === 0
     ? 'None.'
     : ['| where | mutator | code | why it is equivalent |', '|---|---|---|---|', ...survivors].join('\n');
 const doc = readFileSync('docs/mutation.md', 'utf8')
   .replace(/## Latest run\n[\s\S]*?\n## Surviving/, `## Latest run\n\n${table}\n\n## Surviving`)
-  .replace(/every one explained\n[\s\S]*?\n## What the runs/, (match) => {
-    const head = match.slice(0, match.indexOf('\n\n', match.indexOf('tests.')) + 2);
-    return `${head}${survivorTable}\n\n## What the runs`;
-  });
+  .replace(
+    /every one explained\n[\s\S]*?\n## What the runs/,
+    `every one explained\n\n${SURVIVOR_INTRO}\n\n${survivorTable}\n\n## What the runs`,
+  );
 writeFileSync('docs/mutation.md', doc.replace('MUTATION_TABLE', table).replace('SURVIVOR_TABLE', survivorTable));
 console.log(`mutation score ${((100 * killedAll) / validAll).toFixed(2)} %, ${validAll - killedAll} survivors`);
