@@ -1,13 +1,28 @@
 // HTTP client benchmarks: keep-alive loopback throughput of createFetch / retryInterceptor vs bare fetch, bare undici, cockatiel; per-call memory.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ExponentialBackoff, handleAll, retry, TimeoutStrategy, timeout, wrap } from 'cockatiel';
 import { Agent, type Dispatcher, request } from 'undici';
-import { createFetch, retryInterceptor } from '../src/http/index.js';
-import { encodeAbsoluteDeadline, encodeGrpcTimeout, RetryPolicy, type RetryPolicyConfig } from '../src/policy/index.js';
+import { encodeAbsoluteDeadline, encodeGrpcTimeout, type RetryPolicyConfig } from '../src/policy/index.js';
 import { type BenchRow, printRows } from './harness.js';
+
+/**
+ * The HTTP drivers as published (dist/, compiled by tsc), not through tsx: tsx's transform adds helper calls that
+ * would be charged to Seawall. `npm run bench` builds first.
+ */
+async function seawall(): Promise<typeof import('../src/index.js')> {
+  const url = new URL('../dist/index.js', import.meta.url);
+  try {
+    return (await import(url.href)) as typeof import('../src/index.js');
+  } catch (error) {
+    throw new Error(`bench/client: cannot load ${url.pathname}; run \`npm run build\` first (npm run bench does)`, {
+      cause: error,
+    });
+  }
+}
 
 const SUITE = 'client';
 /** The issue's example policy: what a user would deploy. */
@@ -20,8 +35,10 @@ const POLICY: RetryPolicyConfig = {
   deadline: { patience: '2s', margin: '100ms' },
 };
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 300);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+/** Paired rounds: every case runs once per round, in an order that alternates, and is compared with its baseline's run in the same round. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
+/** Calls per case per round, for undici cases (fetch cases make a quarter: fetch is ~4x slower per call). */
+const ROUND_CALLS = Number(process.env.BENCH_ROUND_CALLS ?? 4000);
 const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 1_000_000);
 
 /** A keep-alive node:http server in its own process, so it does not share the client's event loop. */
@@ -39,8 +56,29 @@ process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
 
-async function startServer(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['-e', SERVER_SOURCE], { stdio: ['pipe', 'pipe', 'inherit'] });
+/**
+ * With two or more vCPUs and taskset (util-linux) at hand, the server runs on the last vCPU and this process on the
+ * first, so the scheduler does not move them onto each other mid-round (BENCH_PIN=0 turns this off). Returns how to
+ * undo the pinning of this process.
+ */
+function pinning(): { serverPrefix: string[]; unpin: () => void } | null {
+  const cpus = availableParallelism();
+  if (process.env.BENCH_PIN === '0' || cpus < 2) return null;
+  try {
+    const all = `0-${cpus - 1}`;
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+    return {
+      serverPrefix: ['taskset', '-c', String(cpus - 1)],
+      unpin: () => execFileSync('taskset', ['-a', '-p', '-c', all, String(process.pid)], { stdio: 'ignore' }),
+    };
+  } catch {
+    return null; // no taskset: run unpinned
+  }
+}
+
+async function startServer(prefix: string[]): Promise<{ url: string; child: ChildProcess }> {
+  const argv = [...prefix, process.execPath, '-e', SERVER_SOURCE];
+  const child = spawn(argv[0] as string, argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout?.once('data', (data: Buffer) => resolve(Number(String(data).trim())));
     child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -56,32 +94,28 @@ interface Sample {
   cpuUsPerCall: number;
 }
 
-/** Calls per second of `call` at CONCURRENCY in flight for `ms`, and the client CPU each call took. */
-async function throughput(call: Call, ms: number): Promise<Sample> {
-  const endAt = performance.now() + ms;
-  let done = 0;
+/** Makes `calls` calls with CONCURRENCY in flight: calls per second, and the client CPU each call took. */
+async function throughput(call: Call, calls: number): Promise<Sample> {
+  let left = calls;
   const worker = async () => {
-    while (performance.now() < endAt) {
-      await call();
-      done++;
-    }
+    while (left-- > 0) await call();
   };
   const started = performance.now();
   const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const used = process.cpuUsage(cpu);
   return {
-    callsPerS: done / ((performance.now() - started) / 1000),
-    cpuUsPerCall: (used.user + used.system) / done,
+    callsPerS: calls / ((performance.now() - started) / 1000),
+    cpuUsPerCall: (used.user + used.system) / calls,
   };
 }
 
-function median(values: number[]): number {
+function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
 }
 
 function relativeSpreadPercent(values: number[]): number {
@@ -93,6 +127,8 @@ function relativeSpreadPercent(values: number[]): number {
 interface Case {
   name: string;
   baseline?: string;
+  /** Calls per round (fetch cases make fewer). */
+  calls: number;
   call: Call;
 }
 
@@ -105,105 +141,136 @@ function cockatielAround(attempt: (signal: AbortSignal) => Promise<unknown>): Ca
   return () => policy.execute(({ signal }) => attempt(signal));
 }
 
+/** The three headers Seawall sends on a first attempt under POLICY (deadline = now + patience - margin). */
+function seawallHeaders(): Record<string, string> {
+  return {
+    'x-seawall-attempt': '1',
+    'x-request-deadline': encodeAbsoluteDeadline(Date.now() + 1900),
+    'grpc-timeout': encodeGrpcTimeout(1900),
+  };
+}
+
 async function throughputRows(url: string): Promise<BenchRow[]> {
-  const seawallFetch = createFetch({ policy: new RetryPolicy(POLICY) });
+  const { createFetch, retryInterceptor, RetryPolicy } = await seawall();
+  const policy = () => new RetryPolicy(POLICY);
+  const seawallFetch = createFetch({ policy: policy() });
   const bareAgent = new Agent({ connections: CONCURRENCY });
-  const seawallAgent = new Agent({ connections: CONCURRENCY }).compose(
-    retryInterceptor({ policy: new RetryPolicy(POLICY) }),
+  const seawallAgent = new Agent({ connections: CONCURRENCY }).compose(retryInterceptor({ policy: policy() }));
+  // The same with propagation off (no deadline/attempt headers on the wire): Seawall's own cost alone.
+  const quietAgent = new Agent({ connections: CONCURRENCY }).compose(
+    retryInterceptor({ policy: policy(), propagate: false }),
   );
   const cockatielAgent = new Agent({ connections: CONCURRENCY });
-  // undici's compose() itself costs something (a Proxy, and headers converted between its two handler APIs):
-  // an interceptor that does nothing shows how much of the difference is the composition, not Seawall.
+  // What undici's compose() itself costs: an interceptor that does nothing (undici converts every response's
+  // headers between its two handler APIs for it).
   const noopAgent = new Agent({ connections: CONCURRENCY }).compose(
     (dispatch) => (opts, handler) => dispatch(opts, handler),
   );
-  const undiciGet = (dispatcher: Dispatcher, signal?: AbortSignal) => async () => {
-    const response = await request(url, { dispatcher, signal });
+  const undiciGet = (dispatcher: Dispatcher, headers?: () => Record<string, string>) => async () => {
+    const response = await request(url, headers === undefined ? { dispatcher } : { dispatcher, headers: headers() });
     await response.body.text();
   };
   const fetchGet = (f: typeof fetch, init?: () => RequestInit) => async () => {
     const response = await f(url, init?.());
     await response.text();
   };
+  const undiciCalls = ROUND_CALLS;
+  const fetchCalls = Math.max(100, Math.round(ROUND_CALLS / 4));
   const cases: Case[] = [
-    { name: 'fetch (bare)', call: fetchGet(fetch) },
+    { name: 'undici request (bare)', calls: undiciCalls, call: undiciGet(bareAgent) },
     {
-      // What a careful user writes without Seawall: one timeout signal per call.
-      name: 'fetch + AbortSignal.timeout (bare)',
-      baseline: 'fetch (bare)',
-      call: fetchGet(fetch, () => ({ signal: AbortSignal.timeout(800) })),
+      // The deadline and attempt headers Seawall must send, sent by hand: what propagating a deadline costs at all.
+      name: 'undici request + the 3 Seawall headers (bare)',
+      baseline: 'undici request (bare)',
+      calls: undiciCalls,
+      call: undiciGet(bareAgent, seawallHeaders),
     },
-    {
-      // Exactly what Seawall hands fetch (a signal and its three headers), without Seawall: what fetch itself charges.
-      name: 'fetch + signal + the 3 Seawall headers (bare)',
-      baseline: 'fetch (bare)',
-      call: fetchGet(fetch, () => {
-        const controller = new AbortController();
-        return {
-          signal: controller.signal,
-          headers: {
-            'x-seawall-attempt': '1',
-            'x-request-deadline': encodeAbsoluteDeadline(Date.now() + 1900),
-            'grpc-timeout': encodeGrpcTimeout(1900),
-          },
-        };
-      }),
-    },
-    { name: 'fetch + seawall createFetch', baseline: 'fetch (bare)', call: fetchGet(seawallFetch as typeof fetch) },
-    {
-      name: 'fetch + cockatiel retry+timeout',
-      baseline: 'fetch (bare)',
-      call: cockatielAround(async (signal) => (await fetch(url, { signal })).text()),
-    },
-    { name: 'undici request (bare)', call: undiciGet(bareAgent) },
     {
       name: 'undici + no-op interceptor (compose cost)',
       baseline: 'undici request (bare)',
+      calls: undiciCalls,
       call: undiciGet(noopAgent as unknown as Dispatcher),
     },
     {
       name: 'undici + seawall retryInterceptor',
       baseline: 'undici request (bare)',
+      calls: undiciCalls,
       call: undiciGet(seawallAgent as unknown as Dispatcher),
+    },
+    {
+      name: 'undici + seawall retryInterceptor, propagate: false',
+      baseline: 'undici request (bare)',
+      calls: undiciCalls,
+      call: undiciGet(quietAgent as unknown as Dispatcher),
     },
     {
       name: 'undici + cockatiel retry+timeout',
       baseline: 'undici request (bare)',
+      calls: undiciCalls,
       call: cockatielAround(async (signal) => {
         const response = await request(url, { dispatcher: cockatielAgent, signal });
         return response.body.text();
       }),
     },
+    { name: 'fetch (bare)', calls: fetchCalls, call: fetchGet(fetch) },
+    {
+      // What a careful user writes without Seawall: one timeout signal per call, plus the deadline headers.
+      name: 'fetch + timeout signal + the 3 Seawall headers (bare)',
+      baseline: 'fetch (bare)',
+      calls: fetchCalls,
+      call: fetchGet(fetch, () => ({ signal: new AbortController().signal, headers: seawallHeaders() })),
+    },
+    {
+      name: 'fetch + seawall createFetch',
+      baseline: 'fetch (bare)',
+      calls: fetchCalls,
+      call: fetchGet(seawallFetch as typeof fetch),
+    },
+    {
+      name: 'fetch + cockatiel retry+timeout',
+      baseline: 'fetch (bare)',
+      calls: fetchCalls,
+      call: cockatielAround(async (signal) => (await fetch(url, { signal })).text()),
+    },
   ];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // Warm up JIT and connection pools. (cockatiel's own timeout adds a listener per call to one shared signal, hence its
   // MaxListenersExceededWarning.)
-  for (const c of cases) await throughput(c.call, 300);
+  for (const c of cases) await throughput(c.call, c.calls * 2);
   for (let round = 0; round < ROUNDS; round++) {
-    // Rotate the order each round so drift in machine load spreads evenly over the cases.
-    for (let i = 0; i < cases.length; i++) {
-      const c = cases[(i + round) % cases.length] as Case;
-      samples.get(c.name)?.push(await throughput(c.call, ROUND_MS));
-    }
+    // Forward on even rounds, backward on odd ones: a case and its baseline sit next to each other in time and
+    // neither always goes first.
+    const order = round % 2 === 0 ? cases : [...cases].reverse();
+    for (const c of order) samples.get(c.name)?.push(await throughput(c.call, c.calls));
   }
-  await Promise.all([bareAgent.close(), seawallAgent.close(), cockatielAgent.close(), noopAgent.close()]);
-  // Ratios are taken round by round against the baseline measured in the same round (load drifts between rounds),
-  // then the median over rounds is reported.
+  await Promise.all([bareAgent, seawallAgent, quietAgent, cockatielAgent, noopAgent].map((a) => a.close()));
+  // Ratios are taken round by round against the baseline measured in the same round (load drifts between rounds);
+  // the median over rounds is reported, with the quartiles to show how much the box moved.
   const ratios = (name: string, baseline: string, pick: (x: Sample) => number) => {
     const own = samples.get(name) as Sample[];
     const base = samples.get(baseline) as Sample[];
-    return median(own.map((x, i) => pick(x) / pick(base[i] as Sample)));
+    return own.map((x, i) => pick(x) / pick(base[i] as Sample));
   };
+  const pct = (x: number) => (100 * x).toFixed(1);
   return cases.map((c) => {
     const own = samples.get(c.name) as Sample[];
-    const rps = median(own.map((x) => x.callsPerS));
-    const cpu = median(own.map((x) => x.cpuUsPerCall));
+    const rps = quantile(
+      own.map((x) => x.callsPerS),
+      0.5,
+    );
+    const cpu = quantile(
+      own.map((x) => x.cpuUsPerCall),
+      0.5,
+    );
     let throughputRatio: number | null = null;
     let versus = '';
     if (c.baseline !== undefined) {
-      throughputRatio = ratios(c.name, c.baseline, (x) => x.callsPerS);
-      const cpuRatio = ratios(c.name, c.baseline, (x) => x.cpuUsPerCall);
-      versus = ` = ${(100 * throughputRatio).toFixed(1)} % of ${c.baseline}'s throughput, ${(100 * cpuRatio).toFixed(1)} % of its CPU/call`;
+      const t = ratios(c.name, c.baseline, (x) => x.callsPerS);
+      const u = ratios(c.name, c.baseline, (x) => x.cpuUsPerCall);
+      throughputRatio = quantile(t, 0.5);
+      versus =
+        ` = ${pct(throughputRatio)} % of ${c.baseline}'s throughput [quartiles ${pct(quantile(t, 0.25))}–${pct(quantile(t, 0.75))}],` +
+        ` ${pct(quantile(u, 0.5))} % of its CPU/call [${pct(quantile(u, 0.25))}–${pct(quantile(u, 0.75))}]`;
     }
     console.log(`${c.name}: ${rps.toFixed(0)} calls/s, ${cpu.toFixed(1)} µs client CPU/call${versus}`);
     return {
@@ -243,23 +310,48 @@ async function memoryRows(): Promise<BenchRow[]> {
   const gc = exposeGc();
   const okResponse = { status: 200, headers: new Headers(), body: null, bodyUsed: false } as unknown as Response;
   const stubFetch = () => Promise.resolve(okResponse);
+  const { createFetch, retryInterceptor, RetryPolicy } = await seawall();
   const seawallFetch = createFetch({ policy: new RetryPolicy(POLICY), fetch: stubFetch });
-  // A dispatcher that answers every request at once with 200 "ok": the interceptor's full path, no sockets.
+  // A dispatcher that answers every request at once with 200 "ok", in either handler API as undici's core does: the
+  // interceptor's full path, no sockets.
+  const rawHead = [Buffer.from('content-length'), Buffer.from('2')];
+  const body = Buffer.from('ok');
   const stubDispatch: Dispatcher.Dispatch = (_opts, handler) => {
+    const raw = handler as unknown as {
+      onConnect(abort: () => void): void;
+      onHeaders(status: number, headers: Buffer[], resume: () => void, message: string): boolean;
+      onData(chunk: Buffer): boolean;
+      onComplete(trailers: Buffer[]): void;
+    };
+    if (handler.onRequestStart === undefined) {
+      raw.onConnect(() => {});
+      raw.onHeaders(200, rawHead, () => {}, 'OK');
+      raw.onData(body);
+      raw.onComplete([]);
+      return true;
+    }
     const controller = { aborted: false, paused: false, reason: null, abort() {}, pause() {}, resume() {} };
     handler.onRequestStart?.(controller, {});
     handler.onResponseStart?.(controller, 200, { 'content-length': '2' }, 'OK');
-    handler.onResponseData?.(controller, Buffer.from('ok'));
+    handler.onResponseData?.(controller, body);
     handler.onResponseEnd?.(controller, {});
     return true;
   };
   const interceptedDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY) })(stubDispatch);
+  // The caller speaks the raw API, as undici's request() does (through compose's wrapper).
   const sink = {
-    onResponseEnd() {},
-    onResponseError(_c: unknown, e: Error) {
+    onConnect() {},
+    onHeaders() {
+      return true;
+    },
+    onData() {
+      return true;
+    },
+    onComplete() {},
+    onError(e: Error) {
       throw e;
     },
-  } as Dispatcher.DispatchHandler;
+  } as unknown as Dispatcher.DispatchHandler;
   const options: Dispatcher.DispatchOptions = { origin: 'http://127.0.0.1:1', path: '/', method: 'GET' };
 
   const drivers: Array<[string, (batch: number) => Promise<void>]> = [
@@ -305,7 +397,11 @@ async function memoryRows(): Promise<BenchRow[]> {
 }
 
 export async function run(): Promise<BenchRow[]> {
-  const { url, child } = await startServer();
+  const pinned = pinning();
+  console.log(
+    pinned === null ? 'client and server unpinned' : `client on vCPU 0, server: ${pinned.serverPrefix.join(' ')}`,
+  );
+  const { url, child } = await startServer(pinned?.serverPrefix ?? []);
   try {
     const rows = await throughputRows(url);
     rows.push(...(await memoryRows()));
@@ -313,6 +409,7 @@ export async function run(): Promise<BenchRow[]> {
   } finally {
     child.stdin?.end();
     child.kill();
+    pinned?.unpin();
   }
 }
 

@@ -21,6 +21,9 @@ export interface AttemptTransport<P> {
   fail(error: unknown): void;
 }
 
+/** An attempt with no headers to add (propagation off, no Idempotency-Key): drivers pass the caller's through as is. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
 const TIMEOUT: Outcome = { kind: 'timeout' };
 const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 
@@ -64,6 +67,7 @@ export class CallRunner<P> {
   private lastStatus: number | null = null;
   private lastError: unknown;
   private extraHeaders: Record<string, string> | undefined;
+  private propagate = true;
   /** The inbound request's signal (AsyncLocalStorage context): when it fires, this call is pointless. */
   contextSignal: AbortSignal | undefined;
 
@@ -83,6 +87,7 @@ export class CallRunner<P> {
     try {
       const prepared = settings.prepare(this.request, now);
       this.extraHeaders = prepared.extraHeaders;
+      this.propagate = prepared.propagate;
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits);
     } catch (error) {
@@ -156,10 +161,17 @@ export class CallRunner<P> {
     const attempt = plan.attempt;
     this.attempt = attempt;
     this.attemptStartedMs = now;
-    const headers = plan.headers;
-    if (this.extraHeaders !== undefined) Object.assign(headers, this.extraHeaders);
+    const extra = this.extraHeaders;
+    let headers: Record<string, string>;
+    if (this.propagate) {
+      headers = plan.headers;
+      if (extra !== undefined) Object.assign(headers, extra);
+    } else {
+      headers = extra === undefined ? NO_HEADERS : { ...extra };
+    }
     const telemetry = this.client.telemetry.at(now);
     if (telemetry !== undefined) {
+      if (headers === NO_HEADERS) headers = {}; // room for the trace context
       this.telemetry = telemetry;
       const { method, origin, url } = this.request;
       this.trace = telemetry.attemptStarted(method, origin, url, attempt, headers);

@@ -2,7 +2,7 @@
 
 import type { AttemptPlan } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
-import { type AttemptTransport, CallRunner, SeawallClient } from './client.js';
+import { type AttemptTransport, CallRunner, NO_HEADERS, SeawallClient } from './client.js';
 import { type FetchHeaders, fetchHeadersHave, IDEMPOTENCY_KEY_HEADER, mergeFetchHeaders } from './headers.js';
 import { ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
 import { outcomeOfError } from './outcome.js';
@@ -24,6 +24,22 @@ function noop(): void {}
 function withoutSeawall(init: SeawallRequestInit): RequestInit {
   const { seawall: _seawall, ...rest } = init;
   return rest;
+}
+
+/**
+ * The caller's init with the attempt's headers and signal. The literal comes first and ours are set again after the
+ * caller's fields are copied: V8 then clones on its fast path. (`{ ...init, headers, signal }` with an init lacking
+ * those fields costs ~1 µs per attempt on Node 20, for adding properties the source object does not have.)
+ */
+function attemptInit(
+  init: RequestInit | undefined,
+  headers: RequestInit['headers'],
+  signal: AbortSignal | undefined,
+): RequestInit {
+  const copy: RequestInit = { headers, signal, ...init };
+  copy.headers = headers;
+  copy.signal = signal;
+  return copy;
 }
 
 /** Statuses whose Response must have a null body (Fetch standard). */
@@ -114,7 +130,8 @@ class FetchCall implements AttemptTransport<Response> {
     } else {
       this.controller = undefined;
     }
-    const init = { ...this.init, headers: mergeFetchHeaders(this.headers, headers), signal } as RequestInit;
+    const merged = headers === NO_HEADERS ? this.headers : mergeFetchHeaders(this.headers, headers);
+    const init = attemptInit(this.init, merged as RequestInit['headers'], signal);
     this.base(this.input, init).then(
       (response) => this.onResponse(attempt, response),
       (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, false), undefined, error),

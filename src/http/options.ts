@@ -39,6 +39,8 @@ export interface SeawallRequestOptions extends CallOverrides {
   oneLayer?: boolean;
   /** Budget key for this call (default: the client's `upstream`, else the request's origin). */
   upstream?: string;
+  /** Overrides the client's `propagate` for this call. */
+  propagate?: boolean;
 }
 
 /** Options shared by createFetch and retryInterceptor. */
@@ -75,6 +77,13 @@ export interface SeawallClientOptions {
   /** One budget key for every call of this client (default: each origin has its own budget). */
   upstream?: string;
   /**
+   * Send Seawall's headers downstream on every attempt (default true): the deadline (`x-request-deadline`,
+   * `grpc-timeout`) and the attempt number (`x-seawall-attempt`). Turn it off for a third party outside your system:
+   * it does not read them, and your internal deadlines and attempt counts are none of its business. The deadline is
+   * still enforced on this side. (OpenTelemetry trace context is injected either way when telemetry is on.)
+   */
+  propagate?: boolean;
+  /**
    * Unref the backoff timer too (default false). Per-try timers are always unref'd (the attempt's socket holds the
    * process meanwhile), and every timer is cleared when its call ends. The backoff timer is ref'd by default so that a
    * call being awaited keeps the process alive while it sleeps, as a request in flight does — unref'd, a script's
@@ -102,6 +111,8 @@ export interface PreparedCall {
   readonly traits: RequestTraits;
   readonly extraHeaders: Record<string, string> | undefined;
   readonly contextSignal: AbortSignal | undefined;
+  /** Send Seawall's own headers (deadline, attempt number) with each attempt. */
+  readonly propagate: boolean;
 }
 
 /** A driver's resolved settings; turns a request into the policy's traits. */
@@ -113,6 +124,7 @@ export class ClientSettings {
   readonly bufferResponse: boolean;
   readonly retriesDisabled: boolean;
   readonly unrefBackoff: boolean;
+  readonly propagate: boolean;
   private readonly reads: CallOverrides | undefined;
   private readonly writes: CallOverrides | undefined;
   private readonly upstream: string | undefined;
@@ -130,6 +142,7 @@ export class ClientSettings {
     // The kill switch is read once, at start (reading process.env on every call is slow and surprising).
     this.retriesDisabled = options.retriesDisabled ?? killSwitchSet(options.env ?? process.env);
     this.unrefBackoff = options.unrefBackoff ?? false;
+    this.propagate = options.propagate ?? true;
     this.reads = options.reads;
     this.writes = options.writes;
     this.upstream = options.upstream;
@@ -183,6 +196,7 @@ export class ClientSettings {
       },
       extraHeaders,
       contextSignal: context?.signal,
+      propagate: o?.propagate ?? this.propagate,
     };
   }
 }

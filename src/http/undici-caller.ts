@@ -1,0 +1,128 @@
+// How retryInterceptor talks to the caller's undici handler: raw (legacy API, no header conversion) or as objects (controller API).
+
+import { type Dispatcher, util } from 'undici';
+
+/** Header names and values as undici's core reports them: [name, value, name, value, ...]. */
+export type RawHeaders = ReadonlyArray<Buffer | string | ReadonlyArray<Buffer | string>>;
+
+type Handler = Dispatcher.DispatchHandler;
+type Controller = Dispatcher.DispatchController;
+
+/** What the attempt loop needs from the caller's handler, whichever API it speaks. */
+export interface CallerSink {
+  /** The call has begun: the caller gets its way to abort it (kept for the whole call, backoff sleeps included). */
+  start(): void;
+  /** A 1xx response head, passed through. */
+  informational(status: number, raw: RawHeaders, resume: () => void, message: string): void;
+  /** The head of the response the call ends with. False: the caller wants the body paused. */
+  head(status: number, raw: RawHeaders, resume: () => void, message: string): boolean;
+  /** A body chunk. False: the caller wants the body paused. */
+  data(chunk: Buffer): boolean;
+  end(rawTrailers: RawHeaders): void;
+  error(error: Error): void;
+}
+
+/** The legacy handler methods undici's `request`, `stream` and `fetch` still use (and its WrapHandler exposes). */
+interface LegacyHandler {
+  onConnect(abort: (reason?: Error) => void, context?: object): void;
+  onHeaders(status: number, raw: RawHeaders, resume: () => void, message?: string): boolean | undefined;
+  onData(chunk: Buffer): boolean | undefined;
+  onComplete(trailers: RawHeaders | null): void;
+  onError(error: Error): void;
+}
+
+/**
+ * Does `handler` speak undici's legacy API in full? compose() hands an interceptor every legacy handler (undici's
+ * `request`, `stream`, `fetch`) inside a WrapHandler that speaks both; passing its raw headers straight through saves
+ * the two conversions (objects to Buffers and back) that undici would otherwise do on every response.
+ */
+export function speaksLegacy(handler: Handler): boolean {
+  const h = handler as Partial<LegacyHandler>;
+  return (
+    typeof h.onConnect === 'function' &&
+    typeof h.onHeaders === 'function' &&
+    typeof h.onData === 'function' &&
+    typeof h.onComplete === 'function' &&
+    typeof h.onError === 'function'
+  );
+}
+
+/** Raw events straight to a legacy handler. */
+export class LegacySink implements CallerSink {
+  private readonly handler: LegacyHandler;
+
+  constructor(
+    handler: Handler,
+    private readonly abort: (reason?: Error) => void,
+  ) {
+    this.handler = handler as unknown as LegacyHandler;
+  }
+
+  start(): void {
+    this.handler.onConnect(this.abort, {});
+  }
+  informational(status: number, raw: RawHeaders, resume: () => void, message: string): void {
+    this.handler.onHeaders(status, raw, resume, message);
+  }
+  head(status: number, raw: RawHeaders, resume: () => void, message: string): boolean {
+    return this.handler.onHeaders(status, raw, resume, message) !== false;
+  }
+  data(chunk: Buffer): boolean {
+    return this.handler.onData(chunk) !== false;
+  }
+  end(rawTrailers: RawHeaders): void {
+    this.handler.onComplete(rawTrailers);
+  }
+  error(error: Error): void {
+    this.handler.onError(error);
+  }
+}
+
+/** Headers as the controller API wants them: lower-case names, repeated headers as arrays. */
+function headerObject(raw: RawHeaders): Record<string, string | string[]> {
+  return util.parseHeaders(raw as Buffer[]) as Record<string, string | string[]>;
+}
+
+/** Parsed events to a handler that speaks only the controller API (e.g. another interceptor's). */
+export class ControllerSink implements CallerSink {
+  constructor(
+    private readonly handler: Handler,
+    private readonly controller: Controller,
+  ) {}
+
+  start(): void {
+    this.handler.onRequestStart?.(this.controller, {});
+  }
+  informational(status: number, raw: RawHeaders, _resume: () => void, message: string): void {
+    this.handler.onResponseStart?.(this.controller, status, headerObject(raw), message);
+  }
+  head(status: number, raw: RawHeaders, _resume: () => void, message: string): boolean {
+    this.handler.onResponseStart?.(this.controller, status, headerObject(raw), message);
+    return !this.controller.paused;
+  }
+  data(chunk: Buffer): boolean {
+    this.handler.onResponseData?.(this.controller, chunk);
+    return !this.controller.paused;
+  }
+  end(rawTrailers: RawHeaders): void {
+    this.handler.onResponseEnd?.(this.controller, headerObject(rawTrailers));
+  }
+  error(error: Error): void {
+    this.handler.onResponseError?.(this.controller, error);
+  }
+}
+
+/** The first value of header `name` (lower-case) in raw headers, or undefined; looked at only on error statuses. */
+export function rawHeader(raw: RawHeaders, name: string): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i];
+    if (key === undefined || key.length !== name.length) continue;
+    const text = typeof key === 'string' ? key : Array.isArray(key) ? '' : (key as Buffer).toString('latin1');
+    if (text.toLowerCase() !== name) continue;
+    const value = raw[i + 1];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first === undefined) return undefined;
+    return typeof first === 'string' ? first : (first as Buffer).toString('latin1');
+  }
+  return undefined;
+}

@@ -1,0 +1,79 @@
+// propagate: false keeps Seawall's headers off the wire (third parties) while the deadline still holds on this side.
+import { Agent, type Dispatcher, request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFetch, retryInterceptor } from '../../src/http/index.js';
+import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import { startServer, type TestServer } from './servers.js';
+
+const SEAWALL_HEADERS = ['x-seawall-attempt', 'x-request-deadline', 'grpc-timeout'];
+
+function quick(config: RetryPolicyConfig = {}): RetryPolicy {
+  return new RetryPolicy({
+    backoff: { kind: 'full-jitter', base: 1, cap: 5 },
+    budget: false,
+    deadline: { patience: '300ms' },
+    ...config,
+  });
+}
+
+let server: TestServer | undefined;
+let agents: Agent[] = [];
+afterEach(async () => {
+  await Promise.all(agents.map((a) => a.close()));
+  agents = [];
+  await server?.close();
+  server = undefined;
+});
+
+function agentWith(propagate: boolean | undefined): Dispatcher {
+  const agent = new Agent();
+  agents.push(agent);
+  return agent.compose(retryInterceptor({ policy: quick(), propagate }));
+}
+
+function seawallHeadersSeen(n: number): string[] {
+  return SEAWALL_HEADERS.filter((name) => server?.hits[n]?.headers[name] !== undefined);
+}
+
+describe('propagate', () => {
+  it('fetch: off sends none of the three headers on any attempt, and keeps the caller headers', async () => {
+    server = await startServer((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end());
+    const fetch = createFetch({ policy: quick(), propagate: false });
+    const response = await fetch(server.origin, { headers: { authorization: 'Bearer t' } });
+    expect(response.status).toBe(200);
+    expect(server.hits).toHaveLength(2);
+    expect(seawallHeadersSeen(0)).toEqual([]);
+    expect(seawallHeadersSeen(1)).toEqual([]);
+    expect(server.hits[1]?.headers.authorization).toBe('Bearer t');
+  });
+
+  it('undici: off sends none; the default sends all three; a per-call option overrides the client', async () => {
+    server = await startServer((_req, res) => res.end());
+    await (await request(server.origin, { dispatcher: agentWith(false) })).body.dump();
+    await (await request(server.origin, { dispatcher: agentWith(undefined) })).body.dump();
+    const off = agentWith(true);
+    await (await request(server.origin, { dispatcher: off, seawall: { propagate: false } } as object)).body.dump();
+    expect(seawallHeadersSeen(0)).toEqual([]);
+    expect(seawallHeadersSeen(1)).toEqual(SEAWALL_HEADERS);
+    expect(seawallHeadersSeen(2)).toEqual([]);
+  });
+
+  it('still sends an Idempotency-Key it was asked for', async () => {
+    server = await startServer((_req, res) => res.end());
+    const fetch = createFetch({ policy: quick(), propagate: false });
+    await fetch(server.origin, { method: 'POST', body: 'x', seawall: { idempotencyKey: 'k-1' } });
+    expect(server.hits[0]?.headers['idempotency-key']).toBe('k-1');
+    expect(seawallHeadersSeen(0)).toEqual([]);
+  });
+
+  it('still ends the call at the deadline it did not send', async () => {
+    server = await startServer(() => {}); // never answers
+    const fetch = createFetch({ policy: quick(), propagate: false });
+    const started = Date.now();
+    await expect(fetch(server.origin)).rejects.toThrow();
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(250);
+    expect(elapsed).toBeLessThan(800);
+    expect(seawallHeadersSeen(0)).toEqual([]);
+  });
+});
