@@ -5,8 +5,9 @@
 //   npm run bench:overload -- --duration 3         # smoke run (or OVERLOAD_DURATION_S=3)
 //   npm run bench:overload -- --modes seawall,bare --loads 10 --generator autocannon
 //   npm run bench:overload -- --service-ms 100 --skip-overhead   # 500 req/s capacity: 10× fits a small machine
-import { type ChildProcess, fork, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { closedLoop, type LoadResult, type LoadSpec, maxThroughput } from './load.js';
 import { openLoopRaw } from './open-loop.js';
@@ -29,8 +30,8 @@ const durationS = Number(flag('duration') ?? process.env.OVERLOAD_DURATION_S ?? 
 const modes = (flag('modes')?.split(',') ?? ALL_MODES) as ServerMode[];
 const loads = (flag('loads') ?? '1,3,10').split(',').map(Number);
 const generator = flag('generator') ?? 'open-loop';
-const overheadS = Number(flag('overhead-duration') ?? Math.min(10, durationS));
-const ROUNDS = 5;
+const overheadS = Number(flag('overhead-duration') ?? Math.min(3, durationS));
+const OVERHEAD_ROUNDS = Number(flag('overhead-rounds') ?? 9);
 const warmupS = Math.min(2, Math.max(0.5, durationS / 10));
 
 /**
@@ -60,7 +61,8 @@ interface Child {
 async function startServer(mode: ServerMode): Promise<Child> {
   const proc = fork(server.path, [mode], {
     env: { ...process.env, SERVICE_MS: String(SERVICE_MS) },
-    execArgv: server.execArgv,
+    // OVERLOAD_SERVER_NODE_ARGS: extra node flags for the server only, e.g. "--cpu-prof --cpu-prof-dir=prof".
+    execArgv: [...server.execArgv, ...(process.env.OVERLOAD_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const child: Child = { proc, port: 0, exited: false };
@@ -169,53 +171,86 @@ function printRows(rows: Row[]): void {
   }
 }
 
+/** Pins process `pid` (all its threads) to `cpus` when taskset exists; false when it could not. */
+function pin(pid: number, cpus: string): boolean {
+  if (process.env.OVERLOAD_PIN === '0') return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
+}
+
 /**
- * Middleware overhead with a trivial handler. On a shared machine the client is often the bottleneck, so besides
- * throughput this reports the server's CPU time per request (throughput of a CPU-bound server is its inverse).
+ * Middleware overhead with a trivial handler. The three servers run side by side (on the last vCPU, autocannon on
+ * the first, when taskset exists), and every round measures each of them in turn, in an order that alternates; each
+ * is compared with bare in the same round, and the median of those ratios is reported with its quartiles. Besides
+ * throughput (which the client may limit) it reports the server's CPU time per request, whose inverse is the
+ * throughput of a CPU-bound server.
  */
 async function overhead(): Promise<void> {
   const modes = ['echo-bare', 'echo-als', 'echo-seawall'] as const;
+  const cpus = availableParallelism();
+  const children = new Map<ServerMode, Child>();
+  for (const mode of modes) children.set(mode, await startServer(mode));
+  const pinned =
+    cpus >= 2 &&
+    pin(process.pid, '0') &&
+    [...children.values()].every((child) => pin(child.proc.pid as number, String(cpus - 1)));
   const runs = new Map<ServerMode, { rps: number[]; cpuUsPerReq: number[] }>(
     modes.map((m) => [m, { rps: [], cpuUsPerReq: [] }]),
   );
-  // Alternate the servers so a noisy neighbour hurts every side alike.
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of modes) {
-      const child = await startServer(mode);
-      const url = `http://127.0.0.1:${child.port}/`;
-      await maxThroughput(url, 1);
-      await ask(child, 'reset');
-      const rps = await maxThroughput(url, overheadS);
-      const report = await ask<ServerReport>(child, 'report');
-      const run = runs.get(mode) as { rps: number[]; cpuUsPerReq: number[] };
-      run.rps.push(rps);
-      if (report && report.requests > 0) run.cpuUsPerReq.push((report.cpuMs * 1000) / report.requests);
+  try {
+    for (const child of children.values()) await maxThroughput(`http://127.0.0.1:${child.port}/`, 1);
+    for (let round = 0; round < OVERHEAD_ROUNDS; round++) {
+      const order = round % 2 === 0 ? modes : [...modes].reverse();
+      for (const mode of order) {
+        const child = children.get(mode) as Child;
+        await ask(child, 'reset');
+        const rps = await maxThroughput(`http://127.0.0.1:${child.port}/`, overheadS);
+        const report = await ask<ServerReport>(child, 'report');
+        const run = runs.get(mode) as { rps: number[]; cpuUsPerReq: number[] };
+        run.rps.push(rps);
+        run.cpuUsPerReq.push(report && report.requests > 0 ? (report.cpuMs * 1000) / report.requests : Number.NaN);
+      }
+    }
+  } finally {
+    for (const child of children.values()) {
       child.proc.send('exit');
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 100));
       if (!child.exited) child.proc.kill();
     }
+    if (pinned) pin(process.pid, `0-${cpus - 1}`);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-  // Interference only ever adds CPU time: the least CPU per request over the rounds is the best estimate of cost.
-  const least = (xs: number[]) => Math.min(...xs);
   const bare = runs.get('echo-bare') as { rps: number[]; cpuUsPerReq: number[] };
-  const fmt = (xs: number[], digits = 0) => xs.map((x) => x.toFixed(digits)).join(', ');
+  const spread = (xs: number[]) => `${pct(quantile(xs, 0.5))} [${pct(quantile(xs, 0.25))}–${pct(quantile(xs, 0.75))}]`;
   console.log(
-    `\nOverhead, trivial handler, autocannon 50 connections, ${overheadS} s × ${ROUNDS} rounds ` +
-      '(req/s: median [runs]; CPU: least [runs]):',
+    `\nOverhead, trivial handler, autocannon 50 connections, ${overheadS} s × ${OVERHEAD_ROUNDS} paired rounds, ` +
+      `${pinned ? `servers on vCPU ${cpus - 1}, autocannon on vCPU 0` : 'unpinned'} ` +
+      '(medians; ratios per round against bare, median [quartiles]):',
   );
-  console.log('| server | req/s | vs bare | server CPU µs/req | CPU-bound throughput vs bare |');
+  console.log('| server | req/s | throughput vs bare | server CPU µs/req | CPU-bound throughput vs bare |');
   console.log('|---|---|---|---|---|');
   for (const mode of modes) {
     const run = runs.get(mode) as { rps: number[]; cpuUsPerReq: number[] };
+    const rpsRatio = run.rps.map((x, i) => x / (bare.rps[i] as number));
+    const cpuRatio = run.cpuUsPerReq.map((x, i) => (bare.cpuUsPerReq[i] as number) / x);
     console.log(
-      `| ${mode} | ${Math.round(median(run.rps))} [${fmt(run.rps)}] | ${pct(median(run.rps) / median(bare.rps))} | ` +
-        `${least(run.cpuUsPerReq).toFixed(1)} [${fmt(run.cpuUsPerReq, 1)}] | ` +
-        `${pct(least(bare.cpuUsPerReq) / least(run.cpuUsPerReq))} |`,
+      `| ${mode} | ${Math.round(quantile(run.rps, 0.5))} | ${spread(rpsRatio)} | ` +
+        `${quantile(run.cpuUsPerReq, 0.5).toFixed(1)} | ${spread(cpuRatio)} |`,
     );
   }
   const cost = await pathCost();
-  const bareUs = least(bare.cpuUsPerReq);
+  const bareUs = quantile(bare.cpuUsPerReq, 0.5);
   console.log(
     `\nMiddleware path alone (no sockets, best of 5 × 200k): ${Math.round(cost.noDeadlineNs)} ns/request ` +
       `without a deadline header, ${Math.round(cost.deadlineNs)} ns with one; against ${bareUs.toFixed(1)} µs of ` +
@@ -240,7 +275,8 @@ console.log(
     `generator ${generator}, node ${process.version}\n`,
 );
 const rows: Row[] = [];
-for (const mode of modes) {
+const overheadOnly = process.argv.includes('--overhead-only');
+for (const mode of overheadOnly ? [] : modes) {
   for (const load of loads) {
     const row = await cell(mode, load);
     rows.push(row);
@@ -250,7 +286,7 @@ for (const mode of modes) {
     );
   }
 }
-printRows(rows);
+if (!overheadOnly) printRows(rows);
 const ratio = (mode: ServerMode) => rows.find((r) => r.mode === mode && r.load === 1)?.client.ok;
 const bare1 = ratio('bare');
 const seawall1 = ratio('seawall');

@@ -150,6 +150,13 @@ export interface ServerStats extends ShedStats {
   queueWait: WaitHistogramSnapshot;
 }
 
+/** The client's address, or something that knows it (a socket). */
+export type Peer = string | { readonly remoteAddress?: string | undefined } | null | undefined;
+
+function addressOf(peer: Peer): string | undefined {
+  return peer === null || peer === undefined || typeof peer === 'string' ? (peer ?? undefined) : peer.remoteAddress;
+}
+
 /** Header reader over node's (already lower-cased) header record, without the case-insensitive scan. */
 class NodeHeaders {
   current: Record<string, string | string[] | undefined> = {};
@@ -183,15 +190,19 @@ export class ServerGate {
     instrumentServer(this, this.options.meter, this.options.name);
   }
 
-  /** Reads an inbound request's Seawall headers (node-style lower-case record or Fetch Headers). Never throws. */
-  arrive(headers: HeaderSource, remoteAddress: string | undefined, nodeStyle = false): InboundRequest {
+  /**
+   * Reads an inbound request's Seawall headers (node-style lower-case record or Fetch Headers). Never throws. `peer`:
+   * the client's address, or its socket, whose address is read only if a trust predicate asks (reading it can cost a
+   * getpeername call).
+   */
+  arrive(headers: HeaderSource, peer: Peer, nodeStyle = false): InboundRequest {
     let source: HeaderSource = headers;
     if (nodeStyle) {
       this.nodeHeaders.current = headers as Record<string, string | string[] | undefined>;
       source = this.nodeHeaders;
     }
     const trust = this.trust;
-    if (trust === true || (trust !== false && this.trusts(trust, headers, remoteAddress))) {
+    if (trust === true || (trust !== false && this.trusts(trust, headers, addressOf(peer)))) {
       const hop = headerValue(source, ATTEMPT_HEADER) !== undefined;
       // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
       if (
@@ -317,6 +328,7 @@ export class ServerGate {
   /** Hands freed workers to queued requests (LoadShedder decides which, and which to drop). Re-entrancy safe. */
   private drain(): void {
     if (this.draining) return; // the outer loop picks up slots freed by a resumed handler
+    if (this.shedder.queued === 0) return; // nothing waits (the usual case below capacity)
     this.draining = true;
     try {
       for (;;) {

@@ -151,7 +151,7 @@ function protect(
   onError: (error: unknown, req: IncomingMessage) => void,
 ): void {
   const exchange = new NodeExchange(gate, req, res, handler, next, onError);
-  const request = gate.arrive(req.headers, req.socket?.remoteAddress, true);
+  const request = gate.arrive(req.headers, req.socket, true);
   exchange.request = request;
   const verdict = gate.admit(request, exchange);
   // 'close' is emitted once per response (finished or connection lost): on() spares once()'s wrapper.

@@ -92,7 +92,7 @@ export const seawallFastify = (app: unknown, options: ShedOptions, done: (error?
   instance.decorate('seawall', { gate, stats: () => gate.stats(), update: (o) => gate.update(o) } as SeawallControls);
   const onRequest: OnRequestHook = (request, reply, hookDone) => {
     const exchange = new FastifyExchange(gate, reply, hookDone);
-    const inbound = gate.arrive(request.headers, request.raw.socket?.remoteAddress, true);
+    const inbound = gate.arrive(request.headers, request.raw.socket, true);
     exchange.request = inbound;
     const verdict = gate.admit(inbound, exchange);
     if (verdict === RUN) {
