@@ -40,12 +40,22 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 /** Calls per case per round, for undici cases (fetch cases make a quarter: fetch is ~4x slower per call). */
 const ROUND_CALLS = Number(process.env.BENCH_ROUND_CALLS ?? 4000);
 const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 1_000_000);
+/** Calls per timed run of the in-memory path measurement. */
+const PATH_CALLS = 200_000;
 
 /** A keep-alive node:http server in its own process, so it does not share the client's event loop. */
 const SERVER_SOURCE = `
 const http = require('node:http');
+const json = Buffer.from(JSON.stringify({ items: Array.from({ length: 12 }, (_, i) => ({ id: 'sku-' + (1000 + i), name: 'item ' + i, price: 1990 + i, stock: 40 + i })) }));
 const server = http.createServer((req, res) => {
   req.resume();
+  if (req.url === '/api') {
+    // A typical API answer: ~1 KB of JSON and a few headers.
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(json.length),
+      'cache-control': 'no-store', 'x-request-id': '7f3c2a9e-5b1d-4e8f-9a6c-2d4b8e1f0a3c' });
+    res.end(json);
+    return;
+  }
   res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
   res.end('ok');
 });
@@ -141,6 +151,15 @@ function cockatielAround(attempt: (signal: AbortSignal) => Promise<unknown>): Ca
   return () => policy.execute(({ signal }) => attempt(signal));
 }
 
+/** What a service's HTTP client typically sends besides Seawall's headers (about 330 bytes). */
+const API_HEADERS: Record<string, string> = {
+  accept: 'application/json',
+  'user-agent': 'checkout-bff/1.14.2 (node 20; undici)',
+  authorization: `Bearer ${'eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.'.repeat(4)}`,
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  'x-request-id': '3f9d2c7a-8e41-4b6f-b0d5-1a2c3e4f5a6b',
+};
+
 /** The three headers Seawall sends on a first attempt under POLICY (deadline = now + patience - margin). */
 function seawallHeaders(): Record<string, string> {
   return {
@@ -173,6 +192,16 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
   const fetchGet = (f: typeof fetch, init?: () => RequestInit) => async () => {
     const response = await f(url, init?.());
     await response.text();
+  };
+  // A typical service-to-service read: the headers a real client sends, a ~1 KB JSON answer parsed.
+  const api = `${url}api`;
+  const undiciApi = (dispatcher: Dispatcher) => async () => {
+    const response = await request(api, { dispatcher, headers: API_HEADERS });
+    await response.body.json();
+  };
+  const fetchApi = (f: typeof fetch) => async () => {
+    const response = await f(api, { headers: API_HEADERS });
+    await response.json();
   };
   const undiciCalls = ROUND_CALLS;
   const fetchCalls = Math.max(100, Math.round(ROUND_CALLS / 4));
@@ -231,6 +260,20 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
       baseline: 'fetch (bare)',
       calls: fetchCalls,
       call: cockatielAround(async (signal) => (await fetch(url, { signal })).text()),
+    },
+    { name: 'typical read: undici (bare)', calls: undiciCalls, call: undiciApi(bareAgent) },
+    {
+      name: 'typical read: undici + seawall retryInterceptor',
+      baseline: 'typical read: undici (bare)',
+      calls: undiciCalls,
+      call: undiciApi(seawallAgent as unknown as Dispatcher),
+    },
+    { name: 'typical read: fetch (bare)', calls: fetchCalls, call: fetchApi(fetch) },
+    {
+      name: 'typical read: fetch + seawall createFetch',
+      baseline: 'typical read: fetch (bare)',
+      calls: fetchCalls,
+      call: fetchApi(seawallFetch as typeof fetch),
     },
   ];
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
@@ -338,6 +381,7 @@ async function memoryRows(): Promise<BenchRow[]> {
     return true;
   };
   const interceptedDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY) })(stubDispatch);
+  const quietDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY), propagate: false })(stubDispatch);
   // The caller speaks the raw API, as undici's request() does (through compose's wrapper).
   const sink = {
     onConnect() {},
@@ -389,6 +433,33 @@ async function memoryRows(): Promise<BenchRow[]> {
       suite: SUITE,
       name: `${name} ${MEMORY_CALLS / 1e6}M calls, in-memory transport: heap ${bytesPerCall >= 0 ? '+' : ''}${bytesPerCall.toFixed(2)} B/call`,
       nsPerOp: ((performance.now() - started) * 1e6) / (MEMORY_CALLS + step),
+      rmePercent: 0,
+      vsBaseline: null,
+    });
+  }
+  // Seawall's own CPU per call: the interceptor's whole path over the stub, synchronous, best of 7 runs.
+  const path = (dispatch: Dispatcher.Dispatch) => {
+    let best = Number.POSITIVE_INFINITY;
+    for (let run = 0; run < 7; run++) {
+      const started = process.hrtime.bigint();
+      for (let i = 0; i < PATH_CALLS; i++) dispatch(options, sink);
+      best = Math.min(best, Number(process.hrtime.bigint() - started) / PATH_CALLS);
+    }
+    return best;
+  };
+  const stubNs = path(stubDispatch);
+  for (const [name, dispatch] of [
+    ['retryInterceptor', interceptedDispatch],
+    ['retryInterceptor, propagate: false', quietDispatch],
+  ] as const) {
+    const ns = path(dispatch);
+    console.log(
+      `${name}: ${ns.toFixed(0)} ns per call over the stub dispatcher (the stub alone: ${stubNs.toFixed(0)} ns)`,
+    );
+    rows.push({
+      suite: SUITE,
+      name: `${name}: whole path per call, in-memory transport (best of 7 × ${PATH_CALLS})`,
+      nsPerOp: ns,
       rmePercent: 0,
       vsBaseline: null,
     });
