@@ -168,8 +168,8 @@ export class ClientSettings {
     const context = currentContext();
     const idempotent = o?.idempotent ?? isIdempotentMethod(request.method);
     const defaults = idempotent ? this.reads : this.writes;
-    let maxAttempts = o?.maxAttempts ?? defaults?.maxAttempts;
-    if (this.retriesDisabled || (context?.fromSeawallHop === true && (o?.oneLayer ?? this.oneLayer))) maxAttempts = 1;
+    // The kill switch is configuration (read once); the one-layer rule is the policy's decision (traits below).
+    const maxAttempts = this.retriesDisabled ? 1 : (o?.maxAttempts ?? defaults?.maxAttempts);
     const retryOn = o?.retryOn ?? defaults?.retryOn;
     let deadlineMs: number | null | undefined = context?.deadlineMs;
     if (o?.deadlineMs !== undefined) deadlineMs = o.deadlineMs;
@@ -192,6 +192,8 @@ export class ClientSettings {
         deadlineMs,
         upstream: o?.upstream ?? this.upstream ?? request.origin,
         maxAttempts,
+        fromSeawallHop: context?.fromSeawallHop === true,
+        oneLayer: o?.oneLayer ?? this.oneLayer,
         retryOn: retryOn === undefined ? undefined : this.retryOnSet(retryOn),
       },
       extraHeaders,

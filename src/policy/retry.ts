@@ -184,7 +184,9 @@ export class RetryCall {
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
-    this.attemptsOverride = traits.maxAttempts ?? null;
+    // Retries at one layer: inside a request from another Seawall hop, one attempt.
+    const oneLayer = traits.fromSeawallHop === true && traits.oneLayer !== false;
+    this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
     const retryOn = traits.retryOn;
     this.retryOnOverride =
       retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);

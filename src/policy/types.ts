@@ -48,6 +48,14 @@ export interface RequestTraits {
   /** Per-call override: at most this many attempts (can only lower the policy's value). */
   maxAttempts?: number | undefined;
   /**
+   * The call is made while handling a request that came from another Seawall hop (it carried the attempt header).
+   * Retries happen at one layer only, the hop nearest the failure: such a call makes a single attempt and passes the
+   * deadline on, whatever `maxAttempts` says, unless `oneLayer` is false.
+   */
+  fromSeawallHop?: boolean | undefined;
+  /** Applies the one-layer rule to this call (default true); false lets a call inside a Seawall hop retry. */
+  oneLayer?: boolean | undefined;
+  /**
    * Per-call override of the policy's `retryOn` (the caller's own code, never incoming headers). A list is compiled at
    * `start` and throws ConfigError when invalid; pass a set from `compileRetryConditions` to compile it once.
    */
