@@ -6,7 +6,7 @@ import { ExponentialBackoff, handleAll, retry, TimeoutStrategy, timeout, wrap } 
 import { Agent, type Dispatcher, request } from 'undici';
 import { encodeAbsoluteDeadline, encodeGrpcTimeout, type RetryPolicyConfig } from '../src/policy/index.js';
 import { memoryRows } from './client-memory.js';
-import { type BenchRow, printRows } from './harness.js';
+import { type BenchRow, printRows, quantile } from './harness.js';
 
 /**
  * The HTTP drivers as published (dist/, compiled by tsc), not through tsx: tsx's transform adds helper calls that
@@ -114,14 +114,6 @@ async function throughput(call: Call, calls: number): Promise<Sample> {
     callsPerS: calls / ((performance.now() - started) / 1000),
     cpuUsPerCall: (used.user + used.system) / calls,
   };
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
 }
 
 function relativeSpreadPercent(values: number[]): number {

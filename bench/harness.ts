@@ -45,6 +45,15 @@ export async function measure(suite: string, cases: BenchCase[], timeMs = 500): 
   });
 }
 
+/** The q-quantile of `values` (linear interpolation between order statistics). */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
+}
+
 /** Prints rows as an aligned table. */
 export function printRows(rows: BenchRow[]): void {
   const lines = rows.map((r) => [

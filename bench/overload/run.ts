@@ -9,6 +9,7 @@ import { type ChildProcess, execFileSync, fork, spawnSync } from 'node:child_pro
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { quantile } from '../harness.js';
 import { closedLoop, type LoadResult, type LoadSpec, maxThroughput } from './load.js';
 import { openLoopRaw } from './open-loop.js';
 import type { ServerMode, ServerReport } from './server.js';
@@ -180,14 +181,6 @@ function pin(pid: number, cpus: string): boolean {
   } catch {
     return false;
   }
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return (sorted[lo] as number) + ((sorted[hi] as number) - (sorted[lo] as number)) * (at - lo);
 }
 
 /**

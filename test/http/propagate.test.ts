@@ -1,34 +1,27 @@
 // propagate: false keeps Seawall's headers off the wire (third parties) while the deadline still holds on this side.
-import { Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetch, retryInterceptor } from '../../src/http/index.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import { createFetch } from '../../src/http/index.js';
+import type { RetryPolicy, RetryPolicyConfig } from '../../src/policy/index.js';
 import { startServer, type TestServer } from './servers.js';
+import { agentsClosedAfterEach, quick as quickPolicy } from './undici-setup.js';
 
 const SEAWALL_HEADERS = ['x-seawall-attempt', 'x-request-deadline', 'grpc-timeout'];
 
+/** The shared quick policy with a short patience, so the deadline test is quick too. */
 function quick(config: RetryPolicyConfig = {}): RetryPolicy {
-  return new RetryPolicy({
-    backoff: { kind: 'full-jitter', base: 1, cap: 5 },
-    budget: false,
-    deadline: { patience: '300ms' },
-    ...config,
-  });
+  return quickPolicy({ deadline: { patience: '300ms' }, ...config });
 }
 
+const agents = agentsClosedAfterEach();
 let server: TestServer | undefined;
-let agents: Agent[] = [];
 afterEach(async () => {
-  await Promise.all(agents.map((a) => a.close()));
-  agents = [];
   await server?.close();
   server = undefined;
 });
 
 function agentWith(propagate: boolean | undefined): Dispatcher {
-  const agent = new Agent();
-  agents.push(agent);
-  return agent.compose(retryInterceptor({ policy: quick(), propagate }));
+  return agents.agentWith({ policy: quick(), propagate });
 }
 
 function seawallHeadersSeen(n: number): string[] {

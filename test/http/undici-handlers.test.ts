@@ -3,30 +3,18 @@ import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { Agent, type Dispatcher, interceptors, request, util } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { retryInterceptor, type SeawallClientOptions } from '../../src/http/index.js';
+import { retryInterceptor } from '../../src/http/index.js';
 import { firstHeader } from '../../src/http/outcome.js';
 import { type RawHeaders, rawHeader, speaksLegacy } from '../../src/http/undici-caller.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
 import { delay, startServer, type TestServer } from './servers.js';
+import { agentsClosedAfterEach, quick } from './undici-setup.js';
 
-function quick(config: RetryPolicyConfig = {}): RetryPolicy {
-  return new RetryPolicy({ backoff: { kind: 'full-jitter', base: 1, cap: 5 }, budget: false, ...config });
-}
-
+const { agentWith, track } = agentsClosedAfterEach();
 let server: TestServer | undefined;
-let agents: Agent[] = [];
 afterEach(async () => {
-  await Promise.all(agents.map((a) => a.close()));
-  agents = [];
   await server?.close();
   server = undefined;
 });
-
-function agentWith(options: SeawallClientOptions, ...more: Dispatcher.DispatcherComposeInterceptor[]): Dispatcher {
-  const agent = new Agent();
-  agents.push(agent);
-  return agent.compose(retryInterceptor(options), ...more);
-}
 
 interface Recorded {
   status: number;
@@ -143,8 +131,7 @@ describe('retryInterceptor among undici interceptors', () => {
       if (n === 2) return res.writeHead(503).end('busy');
       res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync('arrived'));
     });
-    const agent = new Agent();
-    agents.push(agent);
+    const agent = track(new Agent());
     // compose(a, b, c): c sees the call first. Here: redirect -> seawall -> decompress -> agent.
     const dispatcher = agent.compose(
       interceptors.decompress(),

@@ -2,8 +2,7 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { retryInterceptor, type SeawallClientOptions, SeawallError } from '../../src/http/index.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import { retryInterceptor, SeawallError } from '../../src/http/index.js';
 import {
   closedPort,
   delay,
@@ -14,25 +13,14 @@ import {
   startServer,
   type TestServer,
 } from './servers.js';
+import { agentsClosedAfterEach, quick } from './undici-setup.js';
 
-function quick(config: RetryPolicyConfig = {}): RetryPolicy {
-  return new RetryPolicy({ backoff: { kind: 'full-jitter', base: 1, cap: 5 }, budget: false, ...config });
-}
-
+const { agentWith, track } = agentsClosedAfterEach();
 let server: TestServer | undefined;
-let agents: Agent[] = [];
 afterEach(async () => {
-  await Promise.all(agents.map((a) => a.close()));
-  agents = [];
   await server?.close();
   server = undefined;
 });
-
-function agentWith(options: SeawallClientOptions): Dispatcher {
-  const agent = new Agent();
-  agents.push(agent);
-  return agent.compose(retryInterceptor(options));
-}
 
 describe('retryInterceptor', () => {
   it('retries a 503 and streams the successful body (1 MB) to the caller', async () => {
@@ -97,9 +85,7 @@ describe('retryInterceptor', () => {
       return dispatch(opts, handler);
     };
     const policy = quick({ perTryTimeout: 60, deadline: { patience: 200 }, maxAttempts: 10 });
-    const agent = new Agent();
-    agents.push(agent);
-    const dispatcher = agent.compose(recording, retryInterceptor({ policy }));
+    const dispatcher = track(new Agent()).compose(recording, retryInterceptor({ policy }));
     const started = Date.now();
     const error = await rejection(request(server.origin, { dispatcher }));
     expect(['deadline-would-pass', 'deadline-exceeded']).toContain((error as SeawallError).reason);
