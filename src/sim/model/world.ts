@@ -2,47 +2,40 @@
 
 import { createRandom } from '../../policy/random.js';
 import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
-import type { Outcome, RequestTraits, StopReason } from '../../policy/types.js';
 import { Engine, type EventHandler } from '../engine.js';
 import { BIN_MS, Metrics, type WindowDef } from '../metrics/collector.js';
 import type { FaultSpec, ModelSpec } from '../scenario/types.js';
 import { buildServices, buildSources } from './build.js';
-import { abortCalls, cancelAttempt, cancelRequest } from './cancel.js';
+import { onResponse, onRetry, onTryTimeout, startCalls } from './caller.js';
+import { cancelRequest } from './cancel.js';
 import { Sampler as DistSampler, exponential, type Sampler } from './distributions.js';
+import {
+  EV_ARRIVAL,
+  EV_FAULT,
+  EV_GIVE_UP,
+  EV_MESSAGE,
+  EV_RESPONSE,
+  EV_RETRY,
+  EV_TRY_TIMEOUT,
+  EV_WORK_DONE,
+} from './events.js';
 import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
-import { OutcomeTable, TIMEOUT_OUTCOME } from './outcomes.js';
+import { OutcomeTable } from './outcomes.js';
 import {
   ABORTED,
-  ANSWERED,
-  CALLING,
   CANCELLED,
-  Call,
+  type Call,
   DONE,
-  type EdgeRuntime,
   ENTRY,
   type Instance,
   QUEUED,
   Request,
   type ServiceRuntime,
-  TIMED_OUT,
   type TrafficSource,
   UserRequest,
   WAITING,
   WORKING,
 } from './records.js';
-
-// Event types: one switch in handle(), no closure per event. Each type has its own FIFO lane in the engine.
-const EV_ARRIVAL = 0;
-const EV_GIVE_UP = 1;
-const EV_MESSAGE = 2;
-const EV_WORK_DONE = 3;
-const EV_RESPONSE = 4;
-const EV_TRY_TIMEOUT = 5;
-const EV_RETRY = 6;
-const EV_FAULT = 7;
-
-/** Simulated calls are idempotent reads (GET): a timeout or a 5xx may be replayed, as retryOn allows. */
-const GET: RequestTraits = Object.freeze({ idempotent: true });
 
 export interface WorldOptions {
   model: ModelSpec;
@@ -63,10 +56,14 @@ export class World implements EventHandler, FaultTarget {
   readonly durationMs: number;
   readonly faults: readonly FaultSpec[];
   readonly faultActive: boolean[];
-  private readonly network: Sampler;
-  private readonly networkIsZero: boolean;
-  private readonly cancellation: boolean;
-  private readonly outcomes = new OutcomeTable();
+  /** @internal network latency of a message (the caller side samples it too) */
+  readonly network: Sampler;
+  /** @internal */
+  readonly networkIsZero: boolean;
+  /** @internal */
+  readonly cancellation: boolean;
+  /** @internal statuses and Retry-After values, interned: a response event carries an index */
+  readonly outcomes = new OutcomeTable();
   /** End of the next bin whose gauges are still to be sampled. */
   private nextSampleMs = BIN_MS;
   private nextSampleBin = 0;
@@ -123,13 +120,13 @@ export class World implements EventHandler, FaultTarget {
         this.onWorkDone(payload as Request);
         break;
       case EV_RESPONSE:
-        this.onResponse(payload as Request, arg);
+        onResponse(this, payload as Request, arg);
         break;
       case EV_TRY_TIMEOUT:
-        this.onTryTimeout(payload as Request);
+        onTryTimeout(this, payload as Request);
         break;
       case EV_RETRY:
-        this.onRetry(payload as Call);
+        onRetry(this, payload as Call);
         break;
       case EV_FAULT:
         this.faultActive[arg >> 1] = (arg & 1) === 0;
@@ -233,18 +230,18 @@ export class World implements EventHandler, FaultTarget {
     const workMs = instance.serviceTime.sample() + service.extraLatencyMs;
     // Answers always leave through an event, so a dequeue loop never recurses into another answer.
     if (workMs > 0 || instance.edges.length === 0) this.engine.after(workMs, EV_WORK_DONE, request);
-    else this.startCalls(request);
+    else startCalls(this, request);
   }
 
   private onWorkDone(request: Request): void {
     if (request.state === ABORTED) this.finish(request);
     else if (request.status !== 0) this.respond(request, request.status, null);
     else if (request.instance.edges.length === 0) this.respond(request, 200, null);
-    else this.startCalls(request);
+    else startCalls(this, request);
   }
 
   /** Ends the handling of a request and answers whoever still waits for it. */
-  private respond(request: Request, status: number, retryAfter: string | null): void {
+  respond(request: Request, status: number, retryAfter: string | null): void {
     this.finish(request);
     if (request.reply === ENTRY) {
       const user = request.user;
@@ -297,118 +294,9 @@ export class World implements EventHandler, FaultTarget {
     instance.draining = false;
   }
 
-  // ---- caller side: calls driven by RetryCall ----------------------------------------------------------------
-
-  private startCalls(request: Request): void {
-    request.state = CALLING;
-    const edges = request.instance.edges;
-    if (!request.instance.service.parallel) {
-      this.startCall(request, 0);
-      return;
-    }
-    const calls: Call[] = [];
-    request.calls = calls;
-    for (let i = 0; i < edges.length; i++) {
-      if (request.state !== CALLING) break;
-      this.startCall(request, i);
-    }
-  }
-
-  /** Starts the call over the parent's `index`th edge. */
-  private startCall(parent: Request, index: number): void {
-    const edge = parent.instance.edges[index] as EdgeRuntime;
-    // The inbound deadline (the header) bounds the outbound call, as the HTTP driver's context would.
-    const traits = parent.deadlineMs === null ? GET : { idempotent: true, deadlineMs: parent.deadlineMs };
-    const call = new Call(parent, edge, index, edge.policy.start(this.engine.nowMs, traits));
-    if (Array.isArray(parent.calls)) parent.calls.push(call);
-    else parent.calls = call;
-    this.nextAttempt(call);
-  }
-
-  private nextAttempt(call: Call): void {
-    // beginAttemptMs() is beginAttempt() without the AttemptPlan object: the plan's perTryTimeoutMs, or -1 to stop.
-    const retry = call.retry;
-    const timeoutMs = retry.beginAttemptMs(this.engine.nowMs);
-    if (timeoutMs < 0) {
-      this.callEnded(call, retry.stopReason as StopReason);
-      return;
-    }
-    const edge = call.edge;
-    const instances = edge.callee.instances;
-    const target = instances[edge.next] as Instance;
-    edge.next = edge.next + 1 === instances.length ? 0 : edge.next + 1;
-    const deadlineMs = edge.propagate ? retry.deadlineMs : null;
-    const attempt = new Request(call, target, call.parent.user, deadlineMs);
-    call.attempt = attempt;
-    if (timeoutMs !== Number.POSITIVE_INFINITY) this.engine.after(timeoutMs, EV_TRY_TIMEOUT, attempt);
-    this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_MESSAGE, attempt);
-  }
+  // ---- message delivery -----------------------------------------------------------------------------------
 
   private onMessage(attempt: Request): void {
     if (attempt.reply !== CANCELLED) this.arrive(attempt); // a cancelled one: the caller hung up before it arrived
   }
-
-  /** `outcome` indexes the OutcomeTable: the status and Retry-After the callee answered with. */
-  private onResponse(attempt: Request, outcome: number): void {
-    if (attempt.reply !== WAITING) return;
-    attempt.reply = ANSWERED;
-    const call = attempt.call as Call;
-    attempt.call = null;
-    call.attempt = null;
-    const response = this.outcomes.at(outcome);
-    call.lastStatus = response.status;
-    this.decide(call, response);
-  }
-
-  private onTryTimeout(attempt: Request): void {
-    if (attempt.reply !== WAITING) return;
-    attempt.reply = TIMED_OUT;
-    const call = attempt.call as Call;
-    attempt.call = null; // finished callers must not be kept alive by work still queued downstream
-    call.attempt = null;
-    call.lastStatus = 0;
-    // Without cancellation the callee never learns that nobody waits: the incident's "the DB still runs".
-    if (this.cancellation) cancelAttempt(this, attempt);
-    this.decide(call, TIMEOUT_OUTCOME);
-  }
-
-  private decide(call: Call, outcome: Outcome): void {
-    if (call.done) return;
-    // onOutcomeMs() is onOutcome() without the Decision object: the wait before the next attempt, or -1 to stop.
-    const waitMs = call.retry.onOutcomeMs(outcome, this.engine.nowMs);
-    if (waitMs < 0) this.callEnded(call, call.retry.stopReason as StopReason);
-    else if (waitMs > 0) this.engine.after(waitMs, EV_RETRY, call);
-    else this.nextAttempt(call);
-  }
-
-  private onRetry(call: Call): void {
-    if (!call.done) this.nextAttempt(call);
-  }
-
-  private callEnded(call: Call, reason: StopReason): void {
-    call.done = true;
-    const parent = call.parent;
-    if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
-    if (reason !== 'succeeded' && !call.edge.optional) {
-      // A service answers with the status it got (504 when it got none: timeout or deadline).
-      const status = call.lastStatus >= 400 ? call.lastStatus : 504;
-      if (this.cancellation && Array.isArray(parent.calls)) abortCalls(this, parent);
-      this.respond(parent, status, null);
-      return;
-    }
-    const edges = parent.instance.edges;
-    const calls = parent.calls;
-    if (!Array.isArray(calls)) {
-      if (call.index + 1 < edges.length) this.startCall(parent, call.index + 1);
-      else this.respond(parent, 200, null);
-    } else if (calls.length === edges.length && allDone(calls)) {
-      this.respond(parent, 200, null);
-    }
-  }
-}
-
-/** Parallel calls: every one has ended. */
-function allDone(calls: Call[]): boolean {
-  for (let i = 0; i < calls.length; i++) if (!(calls[i] as Call).done) return false;
-  return true;
 }

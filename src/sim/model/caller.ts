@@ -1,0 +1,120 @@
+// The caller side of the simulated system: calls over a service's edges, each driven by the production RetryCall.
+
+import type { Outcome, RequestTraits, StopReason } from '../../policy/types.js';
+import { abortCalls, cancelAttempt } from './cancel.js';
+import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
+import { TIMEOUT_OUTCOME } from './outcomes.js';
+import { ANSWERED, CALLING, Call, type EdgeRuntime, type Instance, Request, TIMED_OUT, WAITING } from './records.js';
+import type { World } from './world.js';
+
+/** Simulated calls are idempotent reads (GET): a timeout or a 5xx may be replayed, as retryOn allows. */
+const GET: RequestTraits = Object.freeze({ idempotent: true });
+
+export function startCalls(world: World, request: Request): void {
+  request.state = CALLING;
+  const edges = request.instance.edges;
+  if (!request.instance.service.parallel) {
+    startCall(world, request, 0);
+    return;
+  }
+  const calls: Call[] = [];
+  request.calls = calls;
+  for (let i = 0; i < edges.length; i++) {
+    if (request.state !== CALLING) break;
+    startCall(world, request, i);
+  }
+}
+
+/** Starts the call over the parent's `index`th edge. */
+function startCall(world: World, parent: Request, index: number): void {
+  const edge = parent.instance.edges[index] as EdgeRuntime;
+  // The inbound deadline (the header) bounds the outbound call, as the HTTP driver's context would.
+  const traits = parent.deadlineMs === null ? GET : { idempotent: true, deadlineMs: parent.deadlineMs };
+  const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, traits));
+  if (Array.isArray(parent.calls)) parent.calls.push(call);
+  else parent.calls = call;
+  nextAttempt(world, call);
+}
+
+function nextAttempt(world: World, call: Call): void {
+  // beginAttemptMs() is beginAttempt() without the AttemptPlan object: the plan's perTryTimeoutMs, or -1 to stop.
+  const retry = call.retry;
+  const timeoutMs = retry.beginAttemptMs(world.engine.nowMs);
+  if (timeoutMs < 0) {
+    callEnded(world, call, retry.stopReason as StopReason);
+    return;
+  }
+  const edge = call.edge;
+  const instances = edge.callee.instances;
+  const target = instances[edge.next] as Instance;
+  edge.next = edge.next + 1 === instances.length ? 0 : edge.next + 1;
+  const deadlineMs = edge.propagate ? retry.deadlineMs : null;
+  const attempt = new Request(call, target, call.parent.user, deadlineMs);
+  call.attempt = attempt;
+  if (timeoutMs !== Number.POSITIVE_INFINITY) world.engine.after(timeoutMs, EV_TRY_TIMEOUT, attempt);
+  world.engine.after(world.networkIsZero ? 0 : world.network.sample(), EV_MESSAGE, attempt);
+}
+
+/** `outcome` indexes the OutcomeTable: the status and Retry-After the callee answered with. */
+export function onResponse(world: World, attempt: Request, outcome: number): void {
+  if (attempt.reply !== WAITING) return;
+  attempt.reply = ANSWERED;
+  const call = attempt.call as Call;
+  attempt.call = null;
+  call.attempt = null;
+  const response = world.outcomes.at(outcome);
+  call.lastStatus = response.status;
+  decide(world, call, response);
+}
+
+export function onTryTimeout(world: World, attempt: Request): void {
+  if (attempt.reply !== WAITING) return;
+  attempt.reply = TIMED_OUT;
+  const call = attempt.call as Call;
+  attempt.call = null; // finished callers must not be kept alive by work still queued downstream
+  call.attempt = null;
+  call.lastStatus = 0;
+  // Without cancellation the callee never learns that nobody waits: the incident's "the DB still runs".
+  if (world.cancellation) cancelAttempt(world, attempt);
+  decide(world, call, TIMEOUT_OUTCOME);
+}
+
+function decide(world: World, call: Call, outcome: Outcome): void {
+  if (call.done) return;
+  // onOutcomeMs() is onOutcome() without the Decision object: the wait before the next attempt, or -1 to stop.
+  const waitMs = call.retry.onOutcomeMs(outcome, world.engine.nowMs);
+  if (waitMs < 0) callEnded(world, call, call.retry.stopReason as StopReason);
+  else if (waitMs > 0) world.engine.after(waitMs, EV_RETRY, call);
+  else nextAttempt(world, call);
+}
+
+export function onRetry(world: World, call: Call): void {
+  if (!call.done) nextAttempt(world, call);
+}
+
+function callEnded(world: World, call: Call, reason: StopReason): void {
+  call.done = true;
+  const parent = call.parent;
+  if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
+  if (reason !== 'succeeded' && !call.edge.optional) {
+    // A service answers with the status it got (504 when it got none: timeout or deadline).
+    const status = call.lastStatus >= 400 ? call.lastStatus : 504;
+    if (world.cancellation && Array.isArray(parent.calls)) abortCalls(world, parent);
+    world.respond(parent, status, null);
+    return;
+  }
+  const edges = parent.instance.edges;
+  const calls = parent.calls;
+  if (!Array.isArray(calls)) {
+    if (call.index + 1 < edges.length) startCall(world, parent, call.index + 1);
+    else world.respond(parent, 200, null);
+  } else if (calls.length === edges.length && allDone(calls)) {
+    world.respond(parent, 200, null);
+  }
+}
+
+/** Parallel calls: every one has ended. */
+function allDone(calls: Call[]): boolean {
+  for (let i = 0; i < calls.length; i++) if (!(calls[i] as Call).done) return false;
+  return true;
+}
