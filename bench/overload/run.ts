@@ -30,6 +30,8 @@ function flag(name: string): string | undefined {
 const durationS = Number(flag('duration') ?? process.env.OVERLOAD_DURATION_S ?? 30);
 const modes = (flag('modes')?.split(',') ?? ALL_MODES) as ServerMode[];
 const loads = (flag('loads') ?? '1,3,10').split(',').map(Number);
+/** Runs per cell (the table shows the median run and lists every run's goodput): the box's noise made visible. */
+const repeat = Math.max(1, Number(flag('repeat') ?? 1));
 const generator = flag('generator') ?? 'open-loop';
 const overheadS = Number(flag('overhead-duration') ?? Math.min(3, durationS));
 const OVERHEAD_ROUNDS = Number(flag('overhead-rounds') ?? 9);
@@ -95,6 +97,8 @@ interface Row {
   client: LoadResult;
   server: ServerReport | undefined;
   up: boolean;
+  /** With --repeat: goodput as a share of capacity in every run of this cell (the row itself is the median run). */
+  runs?: number[];
 }
 
 async function cell(mode: ServerMode, load: number): Promise<Row> {
@@ -143,6 +147,7 @@ function printRows(rows: Row[]): void {
     'wasted',
     'peak RSS MB',
     'up',
+    ...(repeat > 1 ? [`goodput % cap, all ${repeat} runs`] : []),
   ];
   console.log(`| ${header.join(' | ')} |`);
   console.log(`|${header.map(() => '---').join('|')}|`);
@@ -167,6 +172,7 @@ function printRows(rows: Row[]): void {
         s ? s.wasted : '–',
         s?.peakRssMb ?? '–',
         r.up ? 'yes' : '**no**',
+        ...(r.runs === undefined ? [] : [r.runs.map((x) => pct(x)).join(', ')]),
       ].join(' | ')} |`,
     );
   }
@@ -271,12 +277,20 @@ const rows: Row[] = [];
 const overheadOnly = process.argv.includes('--overhead-only');
 for (const mode of overheadOnly ? [] : modes) {
   for (const load of loads) {
-    const row = await cell(mode, load);
-    rows.push(row);
-    if (process.env.OVERLOAD_DEBUG) console.error(JSON.stringify(row));
-    console.error(
-      `  done ${mode} ${load}×: goodput ${Math.round(row.client.ok / durationS)}/s, offered ${Math.round(row.client.offered / durationS)}/s`,
-    );
+    const runs: Row[] = [];
+    for (let i = 0; i < repeat; i++) {
+      const row = await cell(mode, load);
+      runs.push(row);
+      if (process.env.OVERLOAD_DEBUG) console.error(JSON.stringify(row));
+      console.error(
+        `  done ${mode} ${load}×: goodput ${Math.round(row.client.ok / durationS)}/s, offered ${Math.round(row.client.offered / durationS)}/s`,
+      );
+    }
+    // The run with the median goodput stands for the cell; every run's goodput is listed beside it.
+    const byGoodput = [...runs].sort((a, b) => a.client.ok - b.client.ok);
+    const median = byGoodput[(byGoodput.length - 1) >> 1] as Row;
+    if (repeat > 1) median.runs = runs.map((r) => r.client.ok / durationS / CAPACITY_PER_S);
+    rows.push(median);
   }
 }
 if (!overheadOnly) printRows(rows);
