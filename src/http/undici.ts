@@ -210,7 +210,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
     this.options = options;
     this.buffer = options?.bufferResponse ?? client.settings.bufferResponse;
     this.sink = speaksLegacy(handler)
-      ? new LegacySink(handler, (reason) => this.abort(reason ?? new Error('aborted')))
+      ? new LegacySink(handler, (reason) => this.abort(reason as Error)) // abort() defaults a missing reason
       : new ControllerSink(handler, this);
     this.runner = new CallRunner(client, this, this);
   }

@@ -51,14 +51,19 @@ export class EventHeap {
     this.slotType[slot] = type;
     this.slotArg[slot] = arg;
     this.slotPayload[slot] = payload;
+    this.siftUp(this.count++, timeMs, s, slot);
+  }
+
+  /** Sift up with a hole from position `i`: parents move down until (timeMs, seq) fits, then `slot` goes there. */
+  private siftUp(start: number, timeMs: number, seq: number, slot: number): void {
     const times = this.heapTimeMs;
     const slots = this.heapSlot;
-    // Sift up with a hole: parents move down until the new key fits.
-    let i = this.count++;
+    const seqs = this.slotSeq;
+    let i = start;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const pt = times[parent] as number;
-      if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < s)) break;
+      if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < seq)) break;
       times[i] = pt;
       slots[i] = slots[parent] as number;
       i = parent;
@@ -107,16 +112,7 @@ export class EventHeap {
       i = child;
       child = 2 * i + 1;
     }
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const pt = times[parent] as number;
-      if (pt < t || (pt === t && (seqs[slots[parent] as number] as number) < s)) break;
-      times[i] = pt;
-      slots[i] = slots[parent] as number;
-      i = parent;
-    }
-    times[i] = t;
-    slots[i] = slot;
+    this.siftUp(i, t, s, slot);
     return true;
   }
 

@@ -1,7 +1,7 @@
 // createFetch against real servers on 127.0.0.1: retries, Retry-After, transport failures, timeouts, safety, abort.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetch, SeawallError } from '../../src/http/index.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import { quick } from './client-setup.js';
 import {
   closedPort,
   delay,
@@ -12,11 +12,6 @@ import {
   startServer,
   type TestServer,
 } from './servers.js';
-
-/** A policy with tiny waits and no budget, so each test isolates one mechanism. */
-function quick(config: RetryPolicyConfig = {}): RetryPolicy {
-  return new RetryPolicy({ backoff: { kind: 'full-jitter', base: 1, cap: 5 }, budget: false, ...config });
-}
 
 let server: TestServer | undefined;
 afterEach(async () => {

@@ -1,12 +1,9 @@
 // Operating the client on real HTTP: inherited deadlines, one layer of retries, the kill switch, update(), budget, stats.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetch, KILL_SWITCH_ENV, runWithContext, SeawallError } from '../../src/http/index.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../../src/policy/index.js';
+import { RetryPolicy } from '../../src/policy/index.js';
+import { quick } from './client-setup.js';
 import { delay, rejection, startServer, type TestServer } from './servers.js';
-
-function quick(config: RetryPolicyConfig = {}): RetryPolicy {
-  return new RetryPolicy({ backoff: { kind: 'full-jitter', base: 1, cap: 5 }, budget: false, ...config });
-}
 
 let server: TestServer | undefined;
 afterEach(async () => {

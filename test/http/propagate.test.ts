@@ -3,8 +3,8 @@ import { type Dispatcher, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetch } from '../../src/http/index.js';
 import type { RetryPolicy, RetryPolicyConfig } from '../../src/policy/index.js';
+import { agentsClosedAfterEach, quick as quickPolicy } from './client-setup.js';
 import { startServer, type TestServer } from './servers.js';
-import { agentsClosedAfterEach, quick as quickPolicy } from './undici-setup.js';
 
 const SEAWALL_HEADERS = ['x-seawall-attempt', 'x-request-deadline', 'grpc-timeout'];
 

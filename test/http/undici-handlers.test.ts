@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { retryInterceptor } from '../../src/http/index.js';
 import { firstHeader } from '../../src/http/outcome.js';
 import { type RawHeaders, rawHeader, speaksLegacy } from '../../src/http/undici-caller.js';
+import { agentsClosedAfterEach, quick } from './client-setup.js';
 import { delay, startServer, type TestServer } from './servers.js';
-import { agentsClosedAfterEach, quick } from './undici-setup.js';
 
 const { agentWith, track } = agentsClosedAfterEach();
 let server: TestServer | undefined;

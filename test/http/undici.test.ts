@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { retryInterceptor, SeawallError } from '../../src/http/index.js';
+import { agentsClosedAfterEach, quick } from './client-setup.js';
 import {
   closedPort,
   delay,
@@ -13,7 +14,6 @@ import {
   startServer,
   type TestServer,
 } from './servers.js';
-import { agentsClosedAfterEach, quick } from './undici-setup.js';
 
 const { agentWith, track } = agentsClosedAfterEach();
 let server: TestServer | undefined;

@@ -1,4 +1,4 @@
-// Shared setup of the retryInterceptor tests: a fast policy, and agents that are closed after each test.
+// Shared setup of the client tests: a fast policy, and undici agents that are closed after each test.
 import { Agent, type Dispatcher } from 'undici';
 import { afterEach } from 'vitest';
 import { retryInterceptor, type SeawallClientOptions } from '../../src/http/index.js';
