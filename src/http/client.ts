@@ -15,16 +15,28 @@ export interface AttemptTransport<P> {
   cancel(attempt: number, reason: unknown): void;
   /** The call ended with this response: hand it to the caller. */
   deliver(payload: P): void;
-  /** This response will not reach the caller (a retry follows, or the call rejects): drain it. */
+  /**
+   * This response will not reach the caller: drain it within the client's bounds while a retry follows (so the
+   * connection can be reused), or cancel it at once when the call has ended (callEnded came first).
+   */
   discard(payload: P): void;
+  /** The call is over (delivered, failed or aborted): stop any drain in progress; later discards cancel at once. */
+  callEnded(): void;
   /** The call ended without a response for the caller. */
   fail(error: unknown): void;
+  /**
+   * Was attempt `attempt` provably never sent (still waiting for its connection: a hung connect or TLS handshake)?
+   * Drivers that cannot tell leave it out, and a per-try timeout then counts as a timeout.
+   */
+  unsent?(attempt: number): boolean;
 }
 
 /** An attempt with no headers to add (propagation off, no Idempotency-Key): drivers pass the caller's through as is. */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 const TIMEOUT: Outcome = { kind: 'timeout' };
+/** A per-try timeout that fired before the request left: the connection never came (Envoy: connect-failure). */
+const CONNECT_TIMEOUT: Outcome = { kind: 'connect-failure' };
 const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 
 /** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
@@ -128,8 +140,9 @@ export class CallRunner<P> {
       this.next();
     } else if (this.state === ATTEMPT) {
       const attempt = this.attempt;
-      const reason = new AttemptTimeoutError(attempt, Date.now() - this.attemptStartedMs);
-      this.settle(attempt, TIMEOUT, undefined, reason);
+      const unsent = this.transport.unsent?.(attempt) === true;
+      const reason = new AttemptTimeoutError(attempt, Date.now() - this.attemptStartedMs, unsent);
+      this.settle(attempt, unsent ? CONNECT_TIMEOUT : TIMEOUT, undefined, reason);
       this.transport.cancel(attempt, reason);
     }
   }
@@ -220,15 +233,19 @@ export class CallRunner<P> {
   abort(reason: unknown, fromCaller: boolean): void {
     if (this.state === ENDED) return;
     if (!fromCaller) this.lastError = reason;
-    if (this.state === IDLE || this.call === undefined) {
+    if (this.state === IDLE) {
+      // Aborted before the first attempt (or before the call began): it still ends in the policy, so `active`
+      // returns to 0 and a percent budget does not count it as in flight forever.
       this.state = ENDED;
+      this.call?.abort(Date.now());
+      this.transport.callEnded();
       this.transport.fail(fromCaller ? reason : this.error('aborted'));
       return;
     }
     const inAttempt = this.state === ATTEMPT;
     const attempt = this.attempt;
     if (inAttempt) this.endTrace(ABORTED, null, reason);
-    this.call.abort(Date.now());
+    (this.call as RetryCall).abort(Date.now());
     this.end();
     if (inAttempt) this.transport.cancel(attempt, reason);
     this.transport.fail(fromCaller ? reason : this.error('aborted'));
@@ -239,6 +256,7 @@ export class CallRunner<P> {
     this.clearTimer();
     this.request.signal?.removeEventListener('abort', this);
     this.contextSignal?.removeEventListener('abort', this);
+    this.transport.callEnded();
   }
 
   private finish(reason: StopReason, payload: P | undefined): boolean {

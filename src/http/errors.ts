@@ -88,8 +88,12 @@ export class AttemptTimeoutError extends Error {
   constructor(
     readonly attempt: number,
     readonly timeoutMs: number,
+    /** The request was still waiting for its connection (connect or TLS handshake): it never left. */
+    readonly beforeRequest = false,
   ) {
-    super(`attempt ${attempt} timed out after ${Math.round(timeoutMs)} ms`);
+    super(
+      `attempt ${attempt} timed out after ${Math.round(timeoutMs)} ms${beforeRequest ? ' before its connection was established (the request was not sent)' : ''}`,
+    );
     this.name = 'TimeoutError';
   }
 }

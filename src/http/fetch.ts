@@ -1,11 +1,12 @@
 // createFetch: a drop-in fetch whose every call runs through a RetryPolicy (deadline, per-try timeout, budget, backoff).
 
+import { responseOutcome as readResponse } from '../policy/hop.js';
 import type { AttemptPlan } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
 import { type AttemptTransport, CallRunner, NO_HEADERS, SeawallClient } from './client.js';
 import { type FetchHeaders, fetchHeadersHave, IDEMPOTENCY_KEY_HEADER, mergeFetchHeaders } from './headers.js';
 import { ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
-import { outcomeOfError } from './outcome.js';
+import { outcomeOfError, RESPONDING, SENT } from './outcome.js';
 import { isReplayableBody, originOf } from './traits.js';
 
 /** fetch's init, plus Seawall's per-request options. */
@@ -52,14 +53,57 @@ const bodyLinks = new FinalizationRegistry<{ signal: AbortSignal; listener: () =
 
 function responseOutcome(response: Response): Outcome {
   const status = response.status;
-  // The policy reads the server's hints only for failures; skip the header lookups on the success path.
-  if (status < 400) return { kind: 'response', status };
-  return {
-    kind: 'response',
-    status,
-    retryAfter: response.headers.get('retry-after'),
-    pushbackMs: response.headers.get('grpc-retry-pushback-ms'),
-  };
+  if (status < 400) return { kind: 'response', status }; // no header lookups on the success path
+  // fetch's Headers join a repeated header with ", ": the policy's parser reads such a list member by member.
+  return readResponse(status, (name) => response.headers.get(name));
+}
+
+/**
+ * Reads a discarded body to its end so its connection can be reused, but at most `maxBytes` for at most
+ * `timeoutMs`: past either, it cancels the body (the connection is closed instead). Never keeps the process alive.
+ */
+class BodyDrain {
+  private bytes = 0;
+  private readonly timer: NodeJS.Timeout;
+  private done = false;
+
+  constructor(
+    private readonly reader: ReadableStreamDefaultReader<Uint8Array>,
+    private readonly maxBytes: number,
+    timeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => this.cancel(), timeoutMs);
+    this.timer.unref();
+    this.pump();
+  }
+
+  private pump(): void {
+    this.reader.read().then(
+      (chunk) => {
+        if (this.done) return;
+        if (chunk.done) {
+          this.finish();
+          return;
+        }
+        this.bytes += chunk.value.byteLength;
+        if (this.bytes > this.maxBytes) this.cancel();
+        else this.pump();
+      },
+      () => this.finish(),
+    );
+  }
+
+  private finish(): void {
+    this.done = true;
+    clearTimeout(this.timer);
+  }
+
+  /** Stops the drain: the body is cancelled (and its connection closed) unless it was read to the end already. */
+  cancel(): void {
+    if (this.done) return;
+    this.finish();
+    this.reader.cancel().catch(noop);
+  }
 }
 
 /** A response rebuilt around its fully read body (bufferResponse), keeping status, headers and url. */
@@ -80,10 +124,13 @@ class FetchCall implements AttemptTransport<Response> {
   private readonly callerSignal: AbortSignal | undefined;
   private readonly buffer: boolean;
   private controller: AbortController | undefined;
-  private draining: AbortController | undefined;
+  private draining: BodyDrain | undefined;
+  private ended = false;
 
   /** The caller's init without Seawall's own options (the base fetch never sees them). */
   private readonly init: RequestInit | undefined;
+
+  private readonly settings: ClientSettings;
 
   constructor(
     client: SeawallClient,
@@ -93,6 +140,7 @@ class FetchCall implements AttemptTransport<Response> {
     private readonly resolve: (response: Response) => void,
     private readonly reject: (error: unknown) => void,
   ) {
+    this.settings = client.settings;
     this.init = init?.seawall === undefined ? init : withoutSeawall(init);
     const request = typeof input === 'string' || input instanceof URL ? undefined : input;
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -118,10 +166,7 @@ class FetchCall implements AttemptTransport<Response> {
   }
 
   send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void {
-    if (this.draining !== undefined) {
-      this.draining.abort(); // the previous attempt's error body is still draining: stop it
-      this.draining = undefined;
-    }
+    this.stopDraining(); // the previous attempt's error body may still be draining: stop it
     // Our own signal only when the loop may need to cut the attempt short; else the caller's signal as is.
     let signal = this.callerSignal;
     if (plan.perTryTimeoutMs !== Number.POSITIVE_INFINITY || this.runner.contextSignal !== undefined) {
@@ -134,7 +179,7 @@ class FetchCall implements AttemptTransport<Response> {
     const init = attemptInit(this.init, merged as RequestInit['headers'], signal);
     this.base(this.input, init).then(
       (response) => this.onResponse(attempt, response),
-      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, false), undefined, error),
+      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, SENT), undefined, error),
     );
   }
 
@@ -149,7 +194,7 @@ class FetchCall implements AttemptTransport<Response> {
     }
     response.arrayBuffer().then(
       (body) => this.runner.settle(attempt, responseOutcome(response), bufferedResponse(response, body)),
-      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, true), undefined, error),
+      (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, RESPONDING), undefined, error),
     );
   }
 
@@ -169,13 +214,28 @@ class FetchCall implements AttemptTransport<Response> {
   }
 
   discard(response: Response): void {
-    if (response.body === null || response.bodyUsed) return;
-    // Read the body to the end so the connection can be reused (cancelling it would close the socket).
-    const controller = this.controller;
-    this.draining = controller;
-    response.arrayBuffer().then(() => {
-      if (this.draining === controller) this.draining = undefined;
-    }, noop);
+    const body = response.body;
+    if (body === null || response.bodyUsed) return;
+    if (this.ended) {
+      body.cancel().catch(noop); // the call is over: nobody will reuse the connection for it
+      return;
+    }
+    this.stopDraining();
+    const settings = this.settings;
+    this.draining = new BodyDrain(body.getReader(), settings.drainMaxBytes, settings.drainTimeoutMs);
+  }
+
+  callEnded(): void {
+    this.ended = true;
+    this.stopDraining();
+  }
+
+  private stopDraining(): void {
+    const draining = this.draining;
+    if (draining !== undefined) {
+      this.draining = undefined;
+      draining.cancel();
+    }
   }
 
   fail(error: unknown): void {
@@ -188,7 +248,7 @@ class FetchCall implements AttemptTransport<Response> {
  * timeouts inside it, the shared retry budget, backoff with Retry-After as a floor, no unsafe retries, one layer of retries.
  */
 export function createFetch(options: CreateFetchOptions): SeawallFetch {
-  const client = new SeawallClient(new ClientSettings(options), options.telemetry);
+  const client = new SeawallClient(new ClientSettings(options, true), options.telemetry);
   const base: BaseFetch | undefined = options.fetch ?? globalThis.fetch;
   if (typeof base !== 'function') throw new TypeError('seawall: no fetch available; pass { fetch }');
   return function seawallFetch(input, init) {

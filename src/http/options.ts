@@ -7,11 +7,14 @@ import {
   type RetryCondition,
   type RetryOnSet,
 } from '../policy/classify.js';
+import { ConfigError } from '../policy/config-error.js';
 import { type Duration, parseDuration } from '../policy/duration.js';
-import type { RetryPolicy } from '../policy/retry.js';
+import { RetryPolicy } from '../policy/retry.js';
+import type { RetryPolicyConfig } from '../policy/retry-config.js';
 import type { RequestTraits } from '../policy/types.js';
 import { currentContext } from './context.js';
 import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
+import { checkRequestOptions, clientOptionIssues } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { killSwitchSet } from './traits.js';
 
@@ -21,13 +24,18 @@ export interface CallOverrides {
   maxAttempts?: number;
   /** Retry conditions for this call instead of the policy's `retryOn`. */
   retryOn?: RetryCondition[];
+  /** At most this long per attempt (never longer than the policy's perTryTimeout). */
+  perTryTimeout?: Duration;
 }
 
 /** Per-request options: `fetch(url, { seawall: {...} })` or undici's `request({ ..., seawall: {...} })`. */
 export interface SeawallRequestOptions extends CallOverrides {
-  /** Absolute deadline of this call (epoch ms). Takes precedence over the inbound request's deadline. */
+  /**
+   * Absolute deadline of this call (epoch ms). It can shorten the deadline inherited from the inbound request and the
+   * policy's own, never extend them.
+   */
   deadlineMs?: number;
-  /** Relative deadline of this call ("2s", 800). Takes precedence over the inbound request's deadline. */
+  /** Relative deadline of this call ("2s", 800): like deadlineMs, it can only shorten the call's deadline. */
   timeout?: Duration;
   /** Declares the request idempotent (or not) whatever its method. */
   idempotent?: boolean;
@@ -45,8 +53,11 @@ export interface SeawallRequestOptions extends CallOverrides {
 
 /** Options shared by createFetch and retryInterceptor. */
 export interface SeawallClientOptions {
-  /** The retry policy: one per caller and upstream service; it owns the retry budget (per origin by default). */
-  policy: RetryPolicy;
+  /**
+   * The retry policy: one per caller and upstream service; it owns the retry budget (per origin by default). A plain
+   * config object (`{ maxAttempts: 3, ... }`) builds a RetryPolicy for this client alone.
+   */
+  policy: RetryPolicy | RetryPolicyConfig;
   /**
    * Retries at one layer only (default true): a call made while handling a request that came from another Seawall hop
    * makes a single attempt and passes the deadline on; the hop nearest the failure does the retrying.
@@ -91,7 +102,17 @@ export interface SeawallClientOptions {
    * calls that must never delay exit.
    */
   unrefBackoff?: boolean;
+  /**
+   * Bounds on reading the body of a response the caller never sees (a retried 503), which lets its connection be
+   * reused: at most `maxBytes` (default 64 KiB) for at most `timeout` (default 1 s); past either, the connection is
+   * closed instead. A drain still going when the call ends is cancelled.
+   */
+  drain?: { maxBytes?: number; timeout?: Duration };
 }
+
+/** Default bounds on draining a discarded response body. */
+export const DEFAULT_DRAIN_MAX_BYTES = 64 * 1024;
+export const DEFAULT_DRAIN_TIMEOUT_MS = 1000;
 
 /** What a driver knows about the request it is about to send. */
 export interface CallRequest {
@@ -125,16 +146,22 @@ export class ClientSettings {
   readonly retriesDisabled: boolean;
   readonly unrefBackoff: boolean;
   readonly propagate: boolean;
+  readonly drainMaxBytes: number;
+  readonly drainTimeoutMs: number;
   private readonly reads: CallOverrides | undefined;
   private readonly writes: CallOverrides | undefined;
   private readonly upstream: string | undefined;
   private readonly compiled = new WeakMap<readonly RetryCondition[], RetryOnSet>();
 
-  constructor(options: SeawallClientOptions) {
-    if (options === null || typeof options !== 'object' || options.policy === undefined) {
-      throw new TypeError('seawall: pass { policy: new RetryPolicy({...}) }');
-    }
-    this.policy = options.policy;
+  constructor(options: SeawallClientOptions, allowFetch = false) {
+    const issues = clientOptionIssues(options, allowFetch);
+    if (issues.length > 0) throw new ConfigError(issues);
+    const policy = options.policy;
+    // A RetryPolicy (or one from another copy of the package), else its config: built here, ConfigError if invalid.
+    this.policy =
+      policy instanceof RetryPolicy || typeof (policy as RetryPolicy).start === 'function'
+        ? (policy as RetryPolicy)
+        : new RetryPolicy(policy as RetryPolicyConfig);
     this.oneLayer = options.oneLayer ?? true;
     this.idempotencyKeys = options.idempotencyKeys ?? false;
     this.rejectOnGiveUp = options.rejectOnGiveUp ?? false;
@@ -143,6 +170,9 @@ export class ClientSettings {
     this.retriesDisabled = options.retriesDisabled ?? killSwitchSet(options.env ?? process.env);
     this.unrefBackoff = options.unrefBackoff ?? false;
     this.propagate = options.propagate ?? true;
+    this.drainMaxBytes = options.drain?.maxBytes ?? DEFAULT_DRAIN_MAX_BYTES;
+    this.drainTimeoutMs =
+      options.drain?.timeout === undefined ? DEFAULT_DRAIN_TIMEOUT_MS : parseDuration(options.drain.timeout);
     this.reads = options.reads;
     this.writes = options.writes;
     this.upstream = options.upstream;
@@ -160,20 +190,25 @@ export class ClientSettings {
   }
 
   /**
-   * The traits of one call. Deadline, in order: the call's own option, the inbound request's (AsyncLocalStorage), then
-   * the policy's patience (the policy keeps the earlier of an inherited deadline and its own).
+   * The traits of one call. Its deadline is the earliest of the call's own option, the inbound request's (from
+   * AsyncLocalStorage) and the policy's patience: the policy takes the minimum, so a deadline only shrinks down a chain.
    */
   prepare(request: CallRequest, nowMs: number): PreparedCall {
     const o = request.options;
+    if (o !== undefined) checkRequestOptions(o); // NaN, strings, negatives, unknown keys: a ConfigError, at once
     const context = currentContext();
     const idempotent = o?.idempotent ?? isIdempotentMethod(request.method);
     const defaults = idempotent ? this.reads : this.writes;
     // The kill switch is configuration (read once); the one-layer rule is the policy's decision (traits below).
     const maxAttempts = this.retriesDisabled ? 1 : (o?.maxAttempts ?? defaults?.maxAttempts);
     const retryOn = o?.retryOn ?? defaults?.retryOn;
-    let deadlineMs: number | null | undefined = context?.deadlineMs;
+    const perTryTimeout = o?.perTryTimeout ?? defaults?.perTryTimeout;
+    let deadlineMs: number | undefined;
     if (o?.deadlineMs !== undefined) deadlineMs = o.deadlineMs;
-    else if (o?.timeout !== undefined) deadlineMs = nowMs + parseDuration(o.timeout, 'seawall.timeout');
+    if (o?.timeout !== undefined) {
+      const byTimeout = nowMs + parseDuration(o.timeout, 'seawall.timeout');
+      deadlineMs = deadlineMs === undefined ? byTimeout : Math.min(deadlineMs, byTimeout);
+    }
     let hasIdempotencyKey = request.hasIdempotencyKey;
     let extraHeaders: Record<string, string> | undefined;
     if (o?.idempotencyKey !== undefined) {
@@ -190,6 +225,9 @@ export class ClientSettings {
         hasIdempotencyKey,
         bodyReplayable: request.bodyReplayable,
         deadlineMs,
+        inheritedDeadlineMs: context?.deadlineMs,
+        perTryTimeoutMs:
+          perTryTimeout === undefined ? undefined : parseDuration(perTryTimeout, 'seawall.perTryTimeout'),
         upstream: o?.upstream ?? this.upstream ?? request.origin,
         maxAttempts,
         fromSeawallHop: context?.fromSeawallHop === true,

@@ -3,12 +3,14 @@
 import { AsyncResource } from 'node:async_hooks';
 import {
   ABSOLUTE_DEADLINE_HEADER,
+  DEADLINE_SKEW_TOLERANCE_MS,
   ENVOY_EXPECTED_TIMEOUT_HEADER,
   GRPC_TIMEOUT_HEADER,
   type HeaderSource,
   headerValue,
   readDeadline,
 } from '../policy/deadline.js';
+import { CLAIM_HEADER, DEADLINE_REFUSAL, type Refusal } from '../policy/hop.js';
 import { ATTEMPT_HEADER } from '../policy/retry.js';
 import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
 import { runWithContext, type SeawallContext } from './context.js';
@@ -21,15 +23,8 @@ import {
 } from './server-options.js';
 import { instrumentServer, WaitHistogram, type WaitHistogramSnapshot } from './server-telemetry.js';
 
-/** Response header marking an error the service produced itself (value "1"): its own 503/504, a handler's 5xx. */
-export const CLAIM_HEADER = 'x-seawall-claimed';
-
-/** Why the middleware answered instead of the handler. */
-export type Refusal =
-  | { readonly status: 503; readonly reason: 'queue-full'; readonly retryAfter: string }
-  | { readonly status: 504; readonly reason: 'deadline-passed' };
-
-export const DEADLINE_REFUSAL: Refusal = Object.freeze({ status: 504, reason: 'deadline-passed' });
+// The middleware's own answers are the policy's data (policy/hop.ts): every adapter writes exactly these.
+export { CLAIM_HEADER, DEADLINE_REFUSAL, type Refusal };
 
 /** Told when a queued request leaves the queue. Called inside the request's own async scope. */
 export interface Resumer {
@@ -144,6 +139,11 @@ export interface ServerStats extends ShedStats {
   cancelledRunning: number;
   /** Running requests that finished after their deadline (the handler overran it). */
   finishedLate: number;
+  /**
+   * Requests whose relative (grpc-timeout) and absolute (x-request-deadline) deadlines disagreed by more than 1 s:
+   * the two hosts' clocks are skewed (or the request spent that long in transit). The relative one was used.
+   */
+  deadlineSkew: number;
   /** Admitted requests answered with a 5xx by the handler (or by the middleware's 500 when the handler threw). */
   handler5xx: number;
   /** Time admitted requests waited for a worker (immediate starts count as 0). */
@@ -180,10 +180,11 @@ export class ServerGate {
   private untrustedHeaders = 0;
   private cancelledRunning = 0;
   private finishedLate = 0;
+  private deadlineSkew = 0;
   private handler5xx = 0;
 
-  constructor(options: ShedOptions) {
-    this.options = resolveShedOptions(options);
+  constructor(options?: ShedOptions, extraKeys: readonly string[] = []) {
+    this.options = resolveShedOptions(options, extraKeys);
     this.shedder = new LoadShedder<InboundRequest>(this.options.shedder);
     this.trust = this.options.trust;
     this.maxDeadlineMs = this.options.maxDeadlineMs;
@@ -217,6 +218,10 @@ export class ServerGate {
       if (read.ok) {
         deadlineMs = read.atMs;
         if (read.capped) this.cappedDeadlines++;
+        const skewMs = read.skewMs;
+        if (skewMs !== undefined && (skewMs > DEADLINE_SKEW_TOLERANCE_MS || skewMs < -DEADLINE_SKEW_TOLERANCE_MS)) {
+          this.deadlineSkew++;
+        }
       } else if (read.reason !== 'absent') {
         this.malformedHeaders++;
       }
@@ -315,6 +320,7 @@ export class ServerGate {
       untrustedHeaders: this.untrustedHeaders,
       cancelledRunning: this.cancelledRunning,
       finishedLate: this.finishedLate,
+      deadlineSkew: this.deadlineSkew,
       handler5xx: this.handler5xx,
       queueWait: this.waits.snapshot(),
     };

@@ -1,6 +1,6 @@
 // Options of the callee-side middleware (all frameworks): validation and the split into LoadShedder config.
 
-import { ConfigError, type ConfigIssue } from '../policy/config-error.js';
+import { ConfigError, type ConfigIssue, unknownKey } from '../policy/config-error.js';
 import { type HeaderSource, MAX_ACCEPTED_DEADLINE_MS } from '../policy/deadline.js';
 import { collectDuration, type Duration } from '../policy/duration.js';
 import { type LoadShedderConfig, validateLoadShedderConfig } from '../policy/shed.js';
@@ -25,7 +25,7 @@ export type TrustDeadline = boolean | ((request: TrustInput) => boolean);
  * Options shared by seawallHandler, shed (Connect/Express), the Fastify plugin and the Hono middleware: the
  * LoadShedder's own keys (workers, queueLimit, retryAfter, dropExpired, discipline, lifoAfter) plus the driver's.
  */
-export interface ShedOptions extends LoadShedderConfig {
+export interface ShedOptions extends Partial<LoadShedderConfig> {
   /** Longest deadline a caller can give us (longer ones are capped); default 5 min. */
   maxDeadline?: Duration;
   /** Whose deadline/hop headers count; default true. See docs/server.md before exposing a service publicly. */
@@ -50,18 +50,30 @@ export interface ResolvedShedOptions {
 const SHEDDER_KEYS = ['workers', 'queueLimit', 'retryAfter', 'dropExpired', 'discipline', 'lifoAfter'] as const;
 const OWN_KEYS: ReadonlySet<string> = new Set(['maxDeadline', 'trustDeadline', 'name', 'meter']);
 
-/** Validates the options; throws one ConfigError listing every problem. */
-export function resolveShedOptions(input: unknown): ResolvedShedOptions {
+/**
+ * The middleware's defaults for omitted limits: Envoy's circuit-breaker defaults (max_requests and
+ * max_pending_requests, 1024 each). Generous enough not to throttle a healthy service, bounded so that an overload
+ * is refused with 503s instead of queued without end. Size both to your service (docs/server.md).
+ */
+export const DEFAULT_WORKERS = 1024;
+export const DEFAULT_QUEUE_LIMIT = 1024;
+
+/** Validates the options (absent = every default); throws one ConfigError listing every problem. */
+export function resolveShedOptions(input: unknown, extraKeys: readonly string[] = []): ResolvedShedOptions {
   const issues: ConfigIssue[] = [];
+  if (input === undefined) input = {};
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ConfigError([{ path: '', message: 'must be an object such as { workers: 50, queueLimit: 200 }' }]);
   }
   const raw = input as Record<string, unknown>;
-  const shedderInput: Record<string, unknown> = {};
+  const shedderInput: Record<string, unknown> = { workers: DEFAULT_WORKERS, queueLimit: DEFAULT_QUEUE_LIMIT };
+  const known = [...SHEDDER_KEYS, ...OWN_KEYS, ...extraKeys];
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     if ((SHEDDER_KEYS as readonly string[]).includes(key)) shedderInput[key] = value;
-    else if (!OWN_KEYS.has(key)) issues.push({ path: key, message: 'is not an option of the Seawall middleware' });
+    else if (!OWN_KEYS.has(key) && !extraKeys.includes(key)) {
+      issues.push(unknownKey(key, key, known, 'is not an option of the Seawall middleware'));
+    }
   }
   validateLoadShedderConfig(shedderInput, '', issues);
   const maxDeadlineMs = collectDuration(raw.maxDeadline ?? MAX_ACCEPTED_DEADLINE_MS, 'maxDeadline', issues);

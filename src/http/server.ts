@@ -2,6 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from './context.js';
+import { clientGone, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
 import {
   CLAIM_HEADER,
   type InboundRequest,
@@ -30,20 +31,25 @@ export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next
 export type SeawallMiddleware = ConnectMiddleware & SeawallControls;
 
 export interface NodeHandlerOptions extends ShedOptions {
-  /** Told when the handler throws or rejects (the middleware answers 500 if it still can). Default: console.error. */
+  /**
+   * Told when the handler throws or rejects (the middleware answers 500 if it still can, and never cuts a response
+   * the handler had already ended). Default: console.error.
+   */
   onError?: (error: unknown, req: IncomingMessage) => void;
 }
 
-const REFUSAL_HEADERS_504 = { [CLAIM_HEADER]: '1', 'content-length': '0' };
+/** A refusal's headers plus an empty body's framing, built once per refusal object (refusals are shared data). */
+const WIRE_HEADERS = new WeakMap<Refusal, Record<string, string>>();
 
-/** Writes the middleware's own answer: 503 + Retry-After (queue full) or 504 (deadline passed), both claimed. */
+/** Writes the middleware's own answer (policy/hop.ts): 503 + Retry-After / retry-after-ms, or 504; both claimed. */
 export function writeRefusal(res: ServerResponse, refusal: Refusal): void {
   if (res.headersSent || res.destroyed) return;
-  if (refusal.status === 503) {
-    res.writeHead(503, { 'retry-after': refusal.retryAfter, [CLAIM_HEADER]: '1', 'content-length': '0' });
-  } else {
-    res.writeHead(504, REFUSAL_HEADERS_504);
+  let headers = WIRE_HEADERS.get(refusal);
+  if (headers === undefined) {
+    headers = { ...refusal.headers, 'content-length': '0' };
+    WIRE_HEADERS.set(refusal, headers);
   }
+  res.writeHead(refusal.status, headers);
   res.end();
 }
 
@@ -73,9 +79,10 @@ function defaultOnError(error: unknown): void {
 }
 
 /** One request/response pair driven through the gate. */
-class NodeExchange implements Resumer {
+class NodeExchange implements Resumer, ExchangeEnd {
   request!: InboundRequest;
   private ran = false;
+  private over = false;
 
   constructor(
     private readonly gate: ServerGate,
@@ -86,11 +93,14 @@ class NodeExchange implements Resumer {
     private readonly onError: (error: unknown, req: IncomingMessage) => void,
   ) {}
 
-  /** 'close' fires once the response finished or the connection died, whichever comes first. */
-  closed(): void {
+  /** The response finished, or its connection or stream closed (exchange-end.ts): release, exactly once. */
+  exchangeOver(): void {
+    if (this.over) return;
+    this.over = true;
     const res = this.res;
+    unwatchExchange(this.req, this);
     if (this.ran && res.headersSent && res.statusCode >= 500) this.gate.countHandler5xx();
-    this.gate.end(this.request, !res.writableFinished);
+    this.gate.end(this.request, clientGone(this.req, res));
   }
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
@@ -116,15 +126,17 @@ class NodeExchange implements Resumer {
     const res = this.res;
     // A handler failing because its client went away (e.g. a body read aborted) is expected: nobody to answer.
     if (res.destroyed && !res.writableFinished) return;
+    // The handler had ended the response before it threw: the response stands (it may still be flushing; destroying
+    // the socket now would cut it). Report the error, touch nothing.
+    if (res.writableEnded) {
+      this.report(error);
+      return;
+    }
     if (this.next !== null) {
       this.next(error); // Connect/Express: its error handlers answer (a 5xx there is claimed by writeHead)
       return;
     }
-    try {
-      this.onError(error, this.req);
-    } catch {
-      // a failing error reporter must not take the process down
-    }
+    this.report(error);
     if (!res.headersSent) {
       res.writeHead(500, { [CLAIM_HEADER]: '1', 'content-length': '0' });
       res.end();
@@ -132,14 +144,14 @@ class NodeExchange implements Resumer {
       res.destroy(); // half a response cannot be finished honestly; 'close' releases the slot
     }
   }
-}
 
-const EXCHANGE = Symbol('seawall.exchange');
-type TrackedResponse = ServerResponse & { [EXCHANGE]?: NodeExchange };
-
-/** One shared 'close' listener (no closure per request): the exchange rides on the response. */
-function onResponseClose(this: TrackedResponse): void {
-  this[EXCHANGE]?.closed();
+  private report(error: unknown): void {
+    try {
+      this.onError(error, this.req);
+    } catch {
+      // a failing error reporter must not take the process down
+    }
+  }
 }
 
 function protect(
@@ -154,14 +166,11 @@ function protect(
   const request = gate.arrive(req.headers, req.socket, true);
   exchange.request = request;
   const verdict = gate.admit(request, exchange);
-  // 'close' is emitted once per response (finished or connection lost): on() spares once()'s wrapper.
   if (verdict === RUN) {
-    (res as TrackedResponse)[EXCHANGE] = exchange;
-    res.on('close', onResponseClose);
+    watchExchange(req, res, exchange);
     runWithContext(request, () => exchange.run());
   } else if (verdict === QUEUED) {
-    (res as TrackedResponse)[EXCHANGE] = exchange;
-    res.on('close', onResponseClose);
+    watchExchange(req, res, exchange);
   } else {
     writeRefusal(res, verdict);
   }
@@ -179,15 +188,18 @@ function controls(gate: ServerGate): SeawallControls {
  * Wraps a node:http request listener: `http.createServer(seawallHandler(handler, { workers: 50, queueLimit: 200 }))`.
  * The handler runs with currentContext() holding the request's deadline and AbortSignal.
  */
-export function seawallHandler(handler: NodeHandler, options: NodeHandlerOptions): SeawallListener {
-  const { onError = defaultOnError, ...shedOptions } = options;
-  const gate = new ServerGate(shedOptions);
+export function seawallHandler(handler: NodeHandler, options: NodeHandlerOptions = {}): SeawallListener {
+  if (typeof handler !== 'function')
+    throw new TypeError('seawallHandler(handler, options): handler must be a function');
+  const { onError = defaultOnError, ...shedOptions } = options ?? {};
+  if (typeof onError !== 'function') throw new TypeError('seawallHandler: onError must be a function');
+  const gate = new ServerGate(shedOptions, ['onError']);
   const listener = (req: IncomingMessage, res: ServerResponse): void => protect(gate, req, res, handler, null, onError);
   return Object.assign(listener, controls(gate));
 }
 
 /** Connect/Express middleware: `app.use(shed({ workers: 50, queueLimit: 200, retryAfter: '200ms' }))`. */
-export function shed(options: ShedOptions): SeawallMiddleware {
+export function shed(options: ShedOptions = {}): SeawallMiddleware {
   const gate = new ServerGate(options);
   const middleware: ConnectMiddleware = (req, res, next) => {
     protect(gate, req, res, () => next(), next, defaultOnError);

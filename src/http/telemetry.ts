@@ -4,6 +4,8 @@ import type { RetryPolicy } from '../policy/retry.js';
 import type { RetryStats } from '../policy/retry-stats.js';
 import type { Outcome } from '../policy/types.js';
 import { errorType } from './outcome.js';
+import { knownMethods, OTHER_METHOD, redactUrl } from './telemetry-attributes.js';
+import { SummedSources } from './telemetry-sum.js';
 import { hostAndPort } from './traits.js';
 
 type Attributes = Record<string, string | number | boolean>;
@@ -38,19 +40,33 @@ export interface MeterLike {
 export interface TelemetryOptions {
   tracer?: TracerLike;
   meter?: MeterLike;
-  /** Value of the `seawall.policy` attribute on the counters (default "default"). */
+  /**
+   * Value of the `seawall.policy` attribute on the counters (default "default"). Policies exported on one meter
+   * under the same name are added up into one series.
+   */
   policyName?: string;
 }
 
-interface OtelApi {
+/** How propagation reads a carrier (the OpenTelemetry API's TextMapGetter). */
+export interface HeaderGetter<C> {
+  keys(carrier: C): string[];
+  get(carrier: C, key: string): string | string[] | undefined;
+}
+
+/** The parts of `@opentelemetry/api` Seawall calls. */
+export interface OtelApi {
   trace: {
     getTracer(name: string): TracerLike;
     getTracerProvider(): object;
     setSpan(context: unknown, span: SpanLike): unknown;
+    getSpan(context: unknown): object | undefined;
   };
   metrics: { getMeter(name: string): MeterLike; getMeterProvider(): { getMeter(name: string): MeterLike } };
-  context: { active(): unknown };
-  propagation: { inject(context: unknown, carrier: Record<string, string>): void };
+  context: { active(): unknown; with<R>(context: unknown, fn: () => R): R };
+  propagation: {
+    inject(context: unknown, carrier: Record<string, string>): void;
+    extract<C>(context: unknown, carrier: C, getter: HeaderGetter<C>): unknown;
+  };
   ProxyTracerProvider: new () => { getDelegate(): object };
   createNoopMeter(): MeterLike;
 }
@@ -76,45 +92,85 @@ export function loadOpenTelemetry(): Promise<boolean> {
   return loading;
 }
 
+/** The loaded API: the module, null when it is not installed, undefined while loading (or never asked for). */
+export function openTelemetry(): OtelApi | null | undefined {
+  return otel;
+}
+
 /** SpanKind.CLIENT and SpanStatusCode.ERROR from the OpenTelemetry API (stable numeric values). */
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
 
-/** Envoy's stat names (semantics.md §3), so operators recognise them; each reads one field of policy.stats(). */
+/**
+ * Envoy's stat names (semantics.md §3), so operators recognise them; each reads one field of policy.stats(). No
+ * name ends in `_total` (OTel semconv): a Prometheus exporter appends it to counters (`seawall_upstream_rq_total`).
+ */
 export const COUNTERS: ReadonlyArray<[name: string, field: keyof RetryStats, description: string]> = [
-  ['seawall.upstream_rq_total', 'attempts', 'Attempts sent upstream, first attempts and retries (upstream_rq_total)'],
+  ['seawall.upstream_rq', 'attempts', 'Attempts sent upstream, first attempts and retries (Envoy upstream_rq_total)'],
   ['seawall.upstream_rq_retry', 'retries', 'Retries granted (upstream_rq_retry)'],
   ['seawall.upstream_rq_retry_success', 'retrySuccess', 'Calls that succeeded after a retry'],
   ['seawall.upstream_rq_retry_overflow', 'retryOverflow', 'Retries the retry budget refused'],
   ['seawall.upstream_rq_retry_limit_exceeded', 'retryLimitExceeded', 'Calls that used every attempt'],
   ['seawall.upstream_rq_per_try_timeout', 'perTryTimeouts', 'Attempts whose per-try timeout fired'],
   ['seawall.upstream_rq_deadline_exceeded', 'deadlineExceeded', 'Calls stopped by their deadline'],
-  ['seawall.rq_total', 'calls', 'Logical calls started'],
+  ['seawall.rq', 'calls', 'Logical calls started'],
 ];
 
 /** Histogram buckets of the HTTP semantic conventions (seconds). */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
-const registered = new WeakMap<object, WeakSet<RetryPolicy>>();
+const ALL_COUNTERS = COUNTERS.map(() => true);
 
-/** Registers the counters of `policy` on `meter` once: asynchronous counters that read policy.stats() at export time. */
-function registerCounters(meter: MeterLike, policy: RetryPolicy, policyName: string): void {
-  let policies = registered.get(meter);
-  if (policies === undefined) registered.set(meter, (policies = new WeakSet()));
-  if (policies.has(policy)) return;
-  policies.add(policy);
-  const attributes = { 'seawall.policy': policyName };
-  for (const [name, field, description] of COUNTERS) {
-    meter
-      .createObservableCounter(name, { description, unit: '{request}' })
-      .addCallback((result) => result.observe(policy.stats()[field] as number, attributes));
+function readPolicy(policy: RetryPolicy): number[] {
+  const stats = policy.stats();
+  return COUNTERS.map(([, field]) => stats[field] as number);
+}
+
+/** The policies exported on one meter: one callback per counter, summing the policies of each `seawall.policy`. */
+class PolicyCounters {
+  private readonly byName = new Map<string, { attributes: Attributes; policies: SummedSources<RetryPolicy> }>();
+  private readonly seen = new WeakSet<RetryPolicy>();
+
+  constructor(meter: MeterLike) {
+    COUNTERS.forEach(([name, , description], i) => {
+      meter.createObservableCounter(name, { description, unit: '{request}' }).addCallback((result) => {
+        for (const { attributes, policies } of this.byName.values()) {
+          result.observe(policies.totals(readPolicy)[i] as number, attributes);
+        }
+      });
+    });
   }
+
+  /** Exports `policy` under `policyName` (a policy already exported on this meter keeps its first name). */
+  add(policy: RetryPolicy, policyName: string): void {
+    if (this.seen.has(policy)) return;
+    this.seen.add(policy);
+    let group = this.byName.get(policyName);
+    if (group === undefined) {
+      group = { attributes: { 'seawall.policy': policyName }, policies: new SummedSources(ALL_COUNTERS) };
+      this.byName.set(policyName, group);
+    }
+    group.policies.add(policy);
+  }
+}
+
+const counters = new WeakMap<object, PolicyCounters>();
+
+/**
+ * Exports the counters of `policy` on `meter`: asynchronous counters read from policy.stats() at export time. The
+ * instruments are created once per meter; every policy of one name adds to the same series (held weakly).
+ */
+function registerCounters(meter: MeterLike, policy: RetryPolicy, policyName: string): void {
+  let state = counters.get(meter);
+  if (state === undefined) counters.set(meter, (state = new PolicyCounters(meter)));
+  state.add(policy, policyName);
 }
 
 /** One attempt being traced. */
 export interface AttemptTrace {
   readonly span: SpanLike | undefined;
   readonly startedAt: number;
+  /** The method as the semconv records it (`_OTHER` for an unknown one). */
   readonly method: string;
   readonly server: { address: string; port: number };
 }
@@ -123,11 +179,11 @@ export interface AttemptTrace {
 export class ClientTelemetry {
   private readonly duration: HistogramLike | undefined;
   private readonly servers = new Map<string, { address: string; port: number }>();
+  private readonly knownMethods = knownMethods();
 
   constructor(
     private readonly tracer: TracerLike | undefined,
     meter: MeterLike | undefined,
-    private readonly api: OtelApi | undefined,
   ) {
     this.duration = meter?.createHistogram('http.client.request.duration', {
       description: 'Duration of HTTP client requests (one per attempt).',
@@ -155,29 +211,36 @@ export class ClientTelemetry {
     headers: Record<string, string>,
   ): AttemptTrace {
     const server = this.server(origin);
+    // HTTP semconv: a method it does not know is `_OTHER` (the span is then named `HTTP`).
+    const known = this.knownMethods.has(method);
+    const methodValue = known ? method : OTHER_METHOD;
     let span: SpanLike | undefined;
     if (this.tracer !== undefined) {
       // Object literals of fixed shape: building attribute bags key by key is several times slower.
       const attributes: Attributes =
         attempt === 1
           ? {
-              'http.request.method': method,
+              'http.request.method': methodValue,
               'server.address': server.address,
               'server.port': server.port,
-              'url.full': url,
+              'url.full': redactUrl(url),
             }
           : {
-              'http.request.method': method,
+              'http.request.method': methodValue,
               'server.address': server.address,
               'server.port': server.port,
-              'url.full': url,
+              'url.full': redactUrl(url),
               // OpenTelemetry HTTP semconv: absent on the first attempt, then 1, 2, ...
               'http.request.resend_count': attempt - 1,
             };
-      span = this.tracer.startSpan(method, { kind: SPAN_KIND_CLIENT, attributes });
-      this.api?.propagation.inject(this.api.trace.setSpan(this.api.context.active(), span), headers);
+      if (!known) attributes['http.request.method_original'] = method;
+      span = this.tracer.startSpan(known ? method : 'HTTP', { kind: SPAN_KIND_CLIENT, attributes });
+      // Read now, not when this object was made: the API may have finished loading since (a given tracer is
+      // used at once, but the propagator registered with the API is what writes traceparent).
+      const api = otel;
+      if (api) api.propagation.inject(api.trace.setSpan(api.context.active(), span), headers);
     }
-    return { span, startedAt: performance.now(), method, server };
+    return { span, startedAt: performance.now(), method: methodValue, server };
   }
 
   /** Ends an attempt's span and records its duration. */
@@ -279,7 +342,6 @@ class GlobalTelemetry {
     this.active = new ClientTelemetry(
       tracerProvider === undefined ? undefined : api.trace.getTracer('seawall'),
       meterProvider === undefined ? undefined : meter,
-      api,
     );
   }
 }
@@ -298,12 +360,12 @@ export class TelemetrySource {
       this.off = true;
       return;
     }
+    // Loaded even with a given tracer and meter: the propagator registered with the API injects traceparent.
+    void loadOpenTelemetry();
     const given = typeof options === 'object' ? options : {};
     if (given.tracer !== undefined || given.meter !== undefined) {
       if (given.meter !== undefined) registerCounters(given.meter, policy, given.policyName ?? 'default');
-      this.fixed = new ClientTelemetry(given.tracer, given.meter, otel ?? undefined);
-    } else {
-      void loadOpenTelemetry();
+      this.fixed = new ClientTelemetry(given.tracer, given.meter);
     }
   }
 

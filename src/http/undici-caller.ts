@@ -112,17 +112,26 @@ export class ControllerSink implements CallerSink {
   }
 }
 
-/** The first value of header `name` (lower-case) in raw headers, or undefined; looked at only on error statuses. */
-export function rawHeader(raw: RawHeaders, name: string): string | undefined {
+/**
+ * Every value of header `name` (lower-case) in raw headers: undefined when absent, a string when sent once, an array
+ * when repeated (the policy reads the list). Looked at only on error statuses.
+ */
+export function rawHeaderValues(raw: RawHeaders, name: string): string | string[] | undefined {
+  let found: string | string[] | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const key = raw[i];
     if (key === undefined || key.length !== name.length) continue;
     const text = typeof key === 'string' ? key : Array.isArray(key) ? '' : (key as Buffer).toString('latin1');
     if (text.toLowerCase() !== name) continue;
     const value = raw[i + 1];
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first === undefined) return undefined;
-    return typeof first === 'string' ? first : (first as Buffer).toString('latin1');
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) {
+      if (v === undefined) continue;
+      const s = typeof v === 'string' ? v : (v as Buffer).toString('latin1');
+      if (found === undefined) found = s;
+      else if (typeof found === 'string') found = [found, s];
+      else found.push(s);
+    }
   }
-  return undefined;
+  return found;
 }

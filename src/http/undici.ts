@@ -1,19 +1,20 @@
 // retryInterceptor: the RetryPolicy as an undici interceptor (Agent.compose / Dispatcher.compose), streaming by default.
 
 import type { Dispatcher } from 'undici';
+import { responseOutcome as readResponse } from '../policy/hop.js';
 import type { AttemptPlan } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
 import { type AttemptTransport, CallRunner, NO_HEADERS, SeawallClient } from './client.js';
 import { IDEMPOTENCY_KEY_HEADER, mergeUndiciHeaders, type UndiciHeaderInput, undiciHeadersHave } from './headers.js';
 import { type CallRequest, ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
-import { outcomeOfError } from './outcome.js';
+import { outcomeOfError, RESPONDING, SENT, UNSENT } from './outcome.js';
 import { isReplayableBody, originOf } from './traits.js';
 import {
   type CallerSink,
   ControllerSink,
   LegacySink,
   type RawHeaders,
-  rawHeader,
+  rawHeaderValues,
   speaksLegacy,
 } from './undici-caller.js';
 
@@ -42,13 +43,8 @@ const NO_RAW_HEADERS: RawHeaders = [];
 function ignoreResume(): void {}
 
 function responseOutcome(status: number, raw: RawHeaders): Outcome {
-  if (status < 400) return { kind: 'response', status };
-  return {
-    kind: 'response',
-    status,
-    retryAfter: rawHeader(raw, 'retry-after'),
-    pushbackMs: rawHeader(raw, 'grpc-retry-pushback-ms'),
-  };
+  if (status < 400) return { kind: 'response', status }; // no header scans on the success path
+  return readResponse(status, (name) => rawHeaderValues(raw, name)); // every line of a repeated header
 }
 
 /**
@@ -68,6 +64,11 @@ class AttemptHandler {
   rawTrailers: RawHeaders = NO_RAW_HEADERS;
   /** The caller's answer to the head of a committed response: false = paused. */
   flowing = true;
+  /** undici handed the request to a connection (onConnect): from here on it may have been written. */
+  connected = false;
+  /** Bytes read and dropped while DRAINING. */
+  drained = 0;
+  drainTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly call: UndiciCall,
@@ -76,6 +77,7 @@ class AttemptHandler {
 
   onConnect(abort: (reason?: Error) => void): void {
     this.abortAttempt = abort;
+    this.connected = true;
     if (this.cancelReason !== undefined) abort(this.cancelReason);
   }
 
@@ -103,11 +105,16 @@ class AttemptHandler {
     const mode = this.mode;
     if (mode === COMMITTED) return this.call.sink.data(chunk);
     if (mode === BUFFERING) this.chunks?.push(chunk);
+    else if (mode === DRAINING) {
+      this.drained += chunk.length;
+      if (this.drained > this.call.drainMaxBytes) this.stopDrain('seawall: discarded body over drain.maxBytes');
+    }
     return true;
   }
 
   onComplete(rawTrailers: RawHeaders | null): void {
     const mode = this.mode;
+    this.clearDrainTimer();
     if (mode === COMMITTED) {
       this.mode = DONE;
       this.call.sink.end(rawTrailers ?? NO_RAW_HEADERS);
@@ -123,10 +130,33 @@ class AttemptHandler {
   onError(error: Error): void {
     const mode = this.mode;
     this.mode = DONE;
+    this.clearDrainTimer();
     if (mode === COMMITTED) this.call.sink.error(error);
     else if (mode === PENDING || mode === BUFFERING) {
       this.chunks = undefined;
-      this.call.runner.settle(this.attempt, outcomeOfError(error, mode === BUFFERING), undefined, error);
+      // Before onConnect the request was on no connection: provably not written, so a reset then is safe to replay.
+      const progress = mode === BUFFERING ? RESPONDING : this.connected ? SENT : UNSENT;
+      this.call.runner.settle(this.attempt, outcomeOfError(error, progress), undefined, error);
+    }
+  }
+
+  /** Starts dropping this response's body, within the client's drain bounds. */
+  startDrain(timeoutMs: number): void {
+    this.mode = DRAINING;
+    this.drainTimer = setTimeout(() => this.stopDrain('seawall: discarded body over drain.timeout'), timeoutMs);
+    this.drainTimer.unref();
+  }
+
+  /** Stops a drain: the transfer is aborted (undici closes the connection). */
+  stopDrain(message: string): void {
+    this.clearDrainTimer();
+    if (this.mode === DRAINING) this.cancel(new Error(message));
+  }
+
+  private clearDrainTimer(): void {
+    if (this.drainTimer !== undefined) {
+      clearTimeout(this.drainTimer);
+      this.drainTimer = undefined;
     }
   }
 
@@ -177,6 +207,9 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
   readonly runner: CallRunner<AttemptHandler>;
   readonly sink: CallerSink;
   readonly buffer: boolean;
+  readonly drainMaxBytes: number;
+  private readonly drainTimeoutMs: number;
+  private ended = false;
   // CallRequest
   readonly method: string;
   readonly origin: string;
@@ -209,6 +242,8 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
     this.bodyReplayable = isReplayableBody(opts.body);
     this.options = options;
     this.buffer = options?.bufferResponse ?? client.settings.bufferResponse;
+    this.drainMaxBytes = client.settings.drainMaxBytes;
+    this.drainTimeoutMs = client.settings.drainTimeoutMs;
     this.sink = speaksLegacy(handler)
       ? new LegacySink(handler, (reason) => this.abort(reason as Error)) // abort() defaults a missing reason
       : new ControllerSink(handler, this);
@@ -254,11 +289,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
 
   // AttemptTransport, as the loop sees it.
   send(attempt: number, _plan: AttemptPlan, headers: Record<string, string>): void {
-    const draining = this.draining;
-    if (draining !== undefined) {
-      this.draining = undefined;
-      if (draining.mode === DRAINING) draining.cancel(new Error('seawall: drain stopped by the next attempt'));
-    }
+    this.stopDraining('seawall: drain stopped by the next attempt');
     const handler = new AttemptHandler(this, attempt);
     this.current = handler;
     // Nothing to add: the caller's options go as they are (undici copies what it keeps).
@@ -291,11 +322,33 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
 
   discard(attempt: AttemptHandler): void {
     attempt.chunks = undefined;
-    if (attempt.mode === PENDING) {
-      attempt.mode = DRAINING;
-      this.draining = attempt;
-    } else {
+    if (attempt.mode !== PENDING) {
       attempt.mode = DONE; // a buffered body is complete already
+    } else if (this.ended) {
+      attempt.cancel(new Error('seawall: response discarded')); // the call is over: no drain, close it
+    } else {
+      this.stopDraining('seawall: drain stopped by a newer discard');
+      attempt.startDrain(this.drainTimeoutMs);
+      this.draining = attempt;
+    }
+  }
+
+  /** A per-try timeout before undici put the request on a connection: it was never sent (a hung connect). */
+  unsent(attempt: number): boolean {
+    const current = this.current;
+    return current !== undefined && current.attempt === attempt && !current.connected;
+  }
+
+  callEnded(): void {
+    this.ended = true;
+    this.stopDraining('seawall: drain stopped, the call ended');
+  }
+
+  private stopDraining(message: string): void {
+    const draining = this.draining;
+    if (draining !== undefined) {
+      this.draining = undefined;
+      draining.stopDrain(message);
     }
   }
 

@@ -26,7 +26,9 @@ describe('classifyOutcome', () => {
   // semantics.md §7: retry safety by condition.
   it.each([
     ['connect failure', { kind: 'connect-failure' } as Outcome, unsafe, true],
-    ['reset before any response', { kind: 'reset' } as Outcome, unsafe, true],
+    ['reset before the request was written', { kind: 'reset', stage: 'before-request' } as Outcome, unsafe, true],
+    ['reset after the request may have been written', { kind: 'reset' } as Outcome, unsafe, false],
+    ['reset of an idempotent request', { kind: 'reset' } as Outcome, safe, true],
     ['503', status(503), unsafe, true],
     ['504', status(504), unsafe, true],
     ['502', status(502), unsafe, true],
@@ -114,7 +116,7 @@ describe('classifyOutcome', () => {
 
   // semantics.md §7: a reset after the response started is like a timeout — the server may have done the work.
   it('retries a reset in the middle of a response only when the request is replay-safe', () => {
-    const midResponse: Outcome = { kind: 'reset', midResponse: true };
+    const midResponse: Outcome = { kind: 'reset', stage: 'mid-response' };
     expect(classifyOutcome(midResponse, seedFix, safe)).toEqual({
       retryable: true,
       reason: 'retryable',
@@ -125,12 +127,46 @@ describe('classifyOutcome', () => {
       reason: 'unsafe',
       budget: 'failure',
     });
-    expect(classifyOutcome({ kind: 'reset', midResponse: false }, seedFix, unsafe).retryable).toBe(true);
     expect(classifyOutcome(midResponse, compile([503]), safe)).toEqual({
       retryable: false,
       reason: 'not-in-retry-on',
       budget: 'none',
     });
+  });
+
+  // semantics.md §7 and Envoy's reset-before-request: only a reset that provably came before the server saw the
+  // request is safe to replay for a POST; one after the request was written (or of unknown stage) is not.
+  it.each([
+    [{ kind: 'reset', stage: 'before-request' } as Outcome, true],
+    [{ kind: 'reset', stage: 'after-request' } as Outcome, false],
+    [{ kind: 'reset' } as Outcome, false],
+    [{ kind: 'reset', stage: 'mid-response' } as Outcome, false],
+  ])(
+    'replays a non-idempotent request after %j only when the request never reached the server (%s)',
+    (outcome, retried) => {
+      expect(classifyOutcome(outcome, seedFix, unsafe)).toEqual(
+        retried
+          ? { retryable: true, reason: 'retryable', budget: 'failure' }
+          : { retryable: false, reason: 'unsafe', budget: 'failure' },
+      );
+      expect(classifyOutcome(outcome, seedFix, safe).retryable).toBe(true);
+    },
+  );
+
+  it('retries only resets before the request under reset-before-request, and every safe reset under reset', () => {
+    const before: Outcome = { kind: 'reset', stage: 'before-request' };
+    const after: Outcome = { kind: 'reset', stage: 'after-request' };
+    const onlyBefore = compile(['reset-before-request']);
+    expect(classifyOutcome(before, onlyBefore, unsafe).retryable).toBe(true);
+    expect(classifyOutcome(after, onlyBefore, safe)).toEqual({
+      retryable: false,
+      reason: 'not-in-retry-on',
+      budget: 'none',
+    });
+    expect(compile(['reset']).resetBeforeRequest).toBe(true);
+    expect(compile(['5xx']).resetBeforeRequest).toBe(true);
+    expect(compile([503]).resetBeforeRequest).toBe(false);
+    expect(classifyOutcome(before, compile([503]), unsafe).retryable).toBe(false);
   });
 });
 
@@ -243,7 +279,7 @@ describe('classification edges found by mutation testing', () => {
     const issues: ConfigIssue[] = [];
     compileRetryOn(['nope'], 'retryOn', issues);
     expect(issues[0]?.message).toBe(
-      'unknown retry condition "nope"; expected a status code or one of 5xx, gateway-error, reset, connect-failure, retriable-4xx, timeout, 4xx',
+      'unknown retry condition "nope"; expected a status code or one of 5xx, gateway-error, reset, reset-before-request, connect-failure, retriable-4xx, timeout, 4xx',
     );
   });
 

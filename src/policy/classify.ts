@@ -6,7 +6,9 @@ import type { Outcome } from './types.js';
 /**
  * Retry conditions, in Envoy's vocabulary where Envoy has a name for them:
  * - `5xx`: any 5xx response, a connect failure or a reset (Envoy's `5xx` includes both);
- * - `gateway-error`: 502, 503, 504; `reset`: reset before a response; `connect-failure`;
+ * - `gateway-error`: 502, 503, 504; `reset`: a reset before the response was complete (replayed only when safe: see
+ *   classifyOutcome); `reset-before-request`: only a reset that provably came before the server saw the request;
+ *   `connect-failure`;
  * - `retriable-4xx`: 409; `timeout`: the per-try timeout fired;
  * - `4xx`: any 4xx (Seawall's name, for modelling naive helpers that retry every error status);
  * - a number: that status code.
@@ -15,6 +17,7 @@ export type RetryCondition =
   | '5xx'
   | 'gateway-error'
   | 'reset'
+  | 'reset-before-request'
   | 'connect-failure'
   | 'retriable-4xx'
   | 'timeout'
@@ -25,6 +28,7 @@ export const RETRY_CONDITION_NAMES: readonly string[] = [
   '5xx',
   'gateway-error',
   'reset',
+  'reset-before-request',
   'connect-failure',
   'retriable-4xx',
   'timeout',
@@ -38,7 +42,10 @@ export const DEFAULT_RETRY_ON: readonly RetryCondition[] = ['connect-failure', '
 export interface RetryOnSet {
   readonly statuses: ReadonlySet<number>;
   readonly timeout: boolean;
+  /** Every reset (safety still applies). */
   readonly reset: boolean;
+  /** Resets that provably came before the request reached the server (implied by `reset`). */
+  readonly resetBeforeRequest: boolean;
   readonly connectFailure: boolean;
   readonly conditions: readonly RetryCondition[];
 }
@@ -67,11 +74,12 @@ export function compileRetryOn(conditions: unknown, path: string, issues: Config
   const statuses = new Set<number>();
   let timeout = false;
   let reset = false;
+  let resetBeforeRequest = false;
   let connectFailure = false;
   const kept: RetryCondition[] = [];
   if (!Array.isArray(conditions)) {
     issues.push({ path, message: 'must be a list of retry conditions or status codes' });
-    return { statuses, timeout, reset, connectFailure, conditions: kept };
+    return { statuses, timeout, reset, resetBeforeRequest, connectFailure, conditions: kept };
   }
   conditions.forEach((condition: unknown, index) => {
     const where = joinPath(path, index);
@@ -103,6 +111,9 @@ export function compileRetryOn(conditions: unknown, path: string, issues: Config
       case 'reset':
         reset = true;
         break;
+      case 'reset-before-request':
+        resetBeforeRequest = true;
+        break;
       case 'connect-failure':
         connectFailure = true;
         break;
@@ -118,7 +129,14 @@ export function compileRetryOn(conditions: unknown, path: string, issues: Config
     }
     kept.push(condition as RetryCondition);
   });
-  return { statuses, timeout, reset, connectFailure, conditions: kept };
+  return {
+    statuses,
+    timeout,
+    reset,
+    resetBeforeRequest: resetBeforeRequest || reset,
+    connectFailure,
+    conditions: kept,
+  };
 }
 
 /** Compiles a list of retry conditions or throws a ConfigError naming each bad entry (for per-call overrides). */
@@ -168,7 +186,10 @@ const LOCAL_ERROR: Classification = { retryable: false, reason: 'local-error', b
  * Does this outcome call for another attempt? Safety follows semantics.md §7: connect failures, resets before a
  * response, 429, 502, 503 and 504 are safe to replay; 500-class errors and timeouts only when the request is replay-safe;
  * other 4xx only when listed explicitly. A 4xx that is not retried counts as a success for the budget (the callee is healthy).
- * A reset after the response had started is like a timeout: the server may have done the work, so it needs replay safety.
+ * A reset is safe to replay only when it provably came before the server saw the request (`before-request`: the
+ * request was never written, or an HTTP/2 REFUSED_STREAM; Envoy's reset-before-request). Any other reset — after the
+ * request was written, or once the response had started, or when the driver cannot tell — is like a timeout: the
+ * server may have done the work, so it needs replay safety.
  * A local error is never retried and leaves the budget alone: it says nothing about the upstream.
  */
 export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: SafetyTraits): Classification {
@@ -184,8 +205,9 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
       if (!retryOn.timeout) return NOT_MATCHED;
       return safety.replaySafe ? RETRYABLE : UNSAFE;
     case 'reset':
+      if (outcome.stage === 'before-request') return retryOn.resetBeforeRequest ? RETRYABLE : NOT_MATCHED;
       if (!retryOn.reset) return NOT_MATCHED;
-      return outcome.midResponse === true && !safety.replaySafe ? UNSAFE : RETRYABLE;
+      return safety.replaySafe ? RETRYABLE : UNSAFE;
     case 'connect-failure':
       return retryOn.connectFailure ? RETRYABLE : NOT_MATCHED;
     case 'aborted':

@@ -22,3 +22,41 @@ export class ConfigError extends Error {
 export function joinPath(parent: string, key: string | number): string {
   return parent === '' ? String(key) : `${parent}.${key}`;
 }
+
+/** Edit distance of two short strings (Levenshtein), for "did you mean". */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] as number;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] as number;
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
+      diagonal = above;
+    }
+  }
+  return row[b.length] as number;
+}
+
+/** "; did you mean maxAttempts?" for a key close to a known one (case, a typo or two), else "". */
+export function didYouMean(key: string, known: Iterable<string>): string {
+  if (key.length > 64) return '';
+  const lower = key.toLowerCase();
+  let best = '';
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  const allowed = Math.max(1, Math.min(3, Math.floor(key.length / 3)));
+  return bestDistance <= allowed ? `; did you mean ${best}?` : '';
+}
+
+/** The issue for a key nobody knows: "unknown key", with a suggestion when one is close. */
+export function unknownKey(path: string, key: string, known: Iterable<string>, what = 'unknown key'): ConfigIssue {
+  return { path, message: `${what}${didYouMean(key, known)}` };
+}

@@ -252,33 +252,54 @@ describe('headerValue', () => {
 });
 
 describe('readDeadline', () => {
-  it('takes the earliest valid deadline among the three headers', () => {
-    const headers = {
-      'grpc-timeout': '5S',
-      'x-envoy-expected-rq-timeout-ms': '3000',
-      'x-request-deadline': '1764486004',
-    };
+  // Issue #9 item 6: a caller whose clock is 2.5 s behind must not get every call answered 504.
+  it('lets a relative deadline decide when the absolute one is there too, and reports their difference', () => {
+    const headers = { 'grpc-timeout': '2S', 'x-request-deadline': '1764485999.5' }; // the caller's clock is 2.5 s behind
+    expect(readDeadline(headers, NOW)).toEqual({
+      ok: true,
+      atMs: NOW + 2000,
+      capped: false,
+      source: 'grpc-timeout',
+      skewMs: -2500,
+    });
+    // ...and the other way round: a caller ahead of us cannot extend its deadline through the absolute header.
+    expect(readDeadline({ 'grpc-timeout': '2S', 'x-request-deadline': '1764486060' }, NOW)).toMatchObject({
+      atMs: NOW + 2000,
+      skewMs: 58_000,
+    });
+  });
+
+  it('takes the earlier of the two relative forms, grpc-timeout on a tie', () => {
+    const headers = { 'grpc-timeout': '5S', 'x-envoy-expected-rq-timeout-ms': '3000' };
     expect(readDeadline(headers, NOW)).toEqual({
       ok: true,
       atMs: NOW + 3000,
       capped: false,
       source: 'x-envoy-expected-rq-timeout-ms',
     });
-    expect(readDeadline({ ...headers, 'x-request-deadline': '1764486002.5' }, NOW)).toMatchObject({
-      atMs: NOW + 2500,
-      source: 'x-request-deadline',
-    });
     expect(readDeadline({ ...headers, 'grpc-timeout': '2S' }, NOW)).toMatchObject({
       atMs: NOW + 2000,
       source: 'grpc-timeout',
     });
+    expect(readDeadline({ ...headers, 'grpc-timeout': '3S' }, NOW).source).toBe('grpc-timeout');
   });
 
-  it('prefers the relative forms on a tie: grpc-timeout, then Envoy, then the absolute header', () => {
-    const tie = { 'grpc-timeout': '1S', 'x-envoy-expected-rq-timeout-ms': '1000', 'x-request-deadline': '1764486001' };
-    expect(readDeadline(tie, NOW).source).toBe('grpc-timeout');
-    const { 'grpc-timeout': _, ...envoyAndAbsolute } = tie;
-    expect(readDeadline(envoyAndAbsolute, NOW).source).toBe('x-envoy-expected-rq-timeout-ms');
+  it('uses the absolute deadline alone only when no relative one is usable', () => {
+    expect(readDeadline({ 'x-request-deadline': '1764486002.5' }, NOW)).toEqual({
+      ok: true,
+      atMs: NOW + 2500,
+      capped: false,
+      source: 'x-request-deadline',
+    });
+    expect(readDeadline({ 'grpc-timeout': 'junk', 'x-request-deadline': '1764486002.5' }, NOW)).toMatchObject({
+      atMs: NOW + 2500,
+      source: 'x-request-deadline',
+    });
+  });
+
+  it('reports no skew when the absolute deadline was capped (its value says nothing then)', () => {
+    const read = readDeadline({ 'grpc-timeout': '1S', 'x-request-deadline': '1864486000' }, NOW);
+    expect(read).toEqual({ ok: true, atMs: NOW + 1000, capped: false, source: 'grpc-timeout' });
   });
 
   it('caps relative timeouts at maxMs, and not one exactly at it', () => {

@@ -152,42 +152,65 @@ export function headerValue(headers: HeaderSource, name: string): string | undef
   return Array.isArray(v) ? v.join(',') : v;
 }
 
-export type DeadlineReadWithSource = DeadlineRead & { source?: DeadlineSource };
+export type DeadlineReadWithSource = DeadlineRead & {
+  source?: DeadlineSource;
+  /**
+   * When both a relative and an absolute deadline were valid: absolute − relative (ms). Its size is the two hosts'
+   * clock skew plus the time in transit; the relative one decided.
+   */
+  skewMs?: number;
+};
+
+/** Relative and absolute deadlines further apart than this count as a disagreement (ServerStats.deadlineSkew). */
+export const DEADLINE_SKEW_TOLERANCE_MS = 1000;
 
 /**
- * The inbound deadline: the EARLIEST valid one among grpc-timeout, x-envoy-expected-rq-timeout-ms and
- * x-request-deadline (relative forms first on ties: they are immune to clock skew). Relative timeouts beyond
- * maxMs are capped too. With no valid header, the first failure in that order is returned, or 'absent'.
+ * The inbound deadline. A relative timeout (grpc-timeout, x-envoy-expected-rq-timeout-ms; the earlier if both) decides
+ * whenever one is valid: it is immune to clock skew. The absolute x-request-deadline is used alone only when no
+ * relative one is usable; when both are there, their difference is reported as `skewMs`. Deadlines beyond now + maxMs
+ * are capped. With no valid header, the first failure (relative forms first) is returned, or 'absent'.
  */
 export function readDeadline(headers: HeaderSource, nowMs: number, maxMs?: number): DeadlineReadWithSource {
   const cap = capFor(maxMs);
-  let best: DeadlineReadWithSource | undefined;
   let failure: DeadlineReadWithSource | undefined;
+  let relativeAtMs = Number.POSITIVE_INFINITY;
+  let relativeCapped = false;
+  let relativeSource: DeadlineSource = GRPC_TIMEOUT_HEADER;
   // Explicit literals, not `{ ...read, source }`: V8's spread-plus-property costs ~1 µs, on every inbound request.
-  const consider = (read: DeadlineRead, source: DeadlineSource): void => {
-    if (read.ok) {
-      if (best === undefined || read.atMs < (best as { atMs: number }).atMs) {
-        best = { ok: true, atMs: read.atMs, capped: read.capped, source };
-      }
-    } else if (read.reason !== 'absent' && failure === undefined) {
-      failure = { ok: false, reason: read.reason, source };
+  const relative = (read: ReturnType<typeof decodeGrpcTimeout>, source: DeadlineSource): void => {
+    if (!read.ok) {
+      if (read.reason !== 'absent' && failure === undefined) failure = { ok: false, reason: read.reason, source };
+      return;
     }
-  };
-  const relative = (read: ReturnType<typeof decodeGrpcTimeout>): DeadlineRead => {
-    if (!read.ok) return read;
     const atMs = nowMs + Math.min(read.ms, cap);
     // A non-finite now would make every relative deadline meaningless.
-    if (!Number.isFinite(atMs)) return { ok: false, reason: 'out-of-range' };
-    return { ok: true, atMs, capped: read.ms > cap };
+    if (!Number.isFinite(atMs)) {
+      if (failure === undefined) failure = { ok: false, reason: 'out-of-range', source };
+      return;
+    }
+    if (atMs < relativeAtMs) {
+      relativeAtMs = atMs;
+      relativeCapped = read.ms > cap;
+      relativeSource = source;
+    }
   };
-  consider(relative(decodeGrpcTimeout(headerValue(headers, GRPC_TIMEOUT_HEADER))), GRPC_TIMEOUT_HEADER);
-  consider(
-    relative(decodeEnvoyTimeoutMs(headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER))),
-    ENVOY_EXPECTED_TIMEOUT_HEADER,
-  );
-  consider(
-    decodeAbsoluteDeadline(headerValue(headers, ABSOLUTE_DEADLINE_HEADER), nowMs, cap),
-    ABSOLUTE_DEADLINE_HEADER,
-  );
-  return best ?? failure ?? { ok: false, reason: 'absent' };
+  relative(decodeGrpcTimeout(headerValue(headers, GRPC_TIMEOUT_HEADER)), GRPC_TIMEOUT_HEADER);
+  relative(decodeEnvoyTimeoutMs(headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER)), ENVOY_EXPECTED_TIMEOUT_HEADER);
+  const absolute = decodeAbsoluteDeadline(headerValue(headers, ABSOLUTE_DEADLINE_HEADER), nowMs, cap);
+  if (relativeAtMs !== Number.POSITIVE_INFINITY) {
+    if (absolute.ok && !absolute.capped) {
+      return {
+        ok: true,
+        atMs: relativeAtMs,
+        capped: relativeCapped,
+        source: relativeSource,
+        skewMs: absolute.atMs - relativeAtMs,
+      };
+    }
+    return { ok: true, atMs: relativeAtMs, capped: relativeCapped, source: relativeSource };
+  }
+  if (absolute.ok) return { ok: true, atMs: absolute.atMs, capped: absolute.capped, source: ABSOLUTE_DEADLINE_HEADER };
+  if (failure !== undefined) return failure;
+  if (absolute.reason !== 'absent') return { ok: false, reason: absolute.reason, source: ABSOLUTE_DEADLINE_HEADER };
+  return { ok: false, reason: 'absent' };
 }

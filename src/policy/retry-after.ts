@@ -1,4 +1,4 @@
-// Server-requested waits: Retry-After (seconds or HTTP-date) and gRPC's grpc-retry-pushback-ms.
+// Server-requested waits, read one way everywhere: Retry-After (seconds or HTTP-date), retry-after-ms, grpc-retry-pushback-ms.
 
 /** Default cap on a server-requested wait (5 min, Envoy's max_interval for rate-limited back-off). */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 300_000;
@@ -15,6 +15,9 @@ export type PushbackRead =
 const ABSENT = { ok: false, reason: 'absent' } as const;
 const MALFORMED = { ok: false, reason: 'malformed' } as const;
 const NEGATIVE = { ok: false, reason: 'negative' } as const;
+const PUSHBACK_ABSENT: PushbackRead = { kind: 'absent' };
+const STOP_MALFORMED: PushbackRead = { kind: 'stop', reason: 'malformed' };
+const STOP_NEGATIVE: PushbackRead = { kind: 'stop', reason: 'negative' };
 
 const CH_0 = 48;
 const CH_9 = 57;
@@ -95,70 +98,206 @@ export function parseHttpDate(value: string, nowMs: number): number | undefined 
   return undefined;
 }
 
+/** A header's value as drivers see it: one line, several lines (undici, node), or absent. */
+export type HeaderValue = string | readonly string[] | null | undefined;
+
+/** Day names that end with the comma inside an HTTP-date ("Sun, 06 Nov 1994 ..."): that comma separates no members. */
+const DAY_NAME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;
+
+/**
+ * The members of a header that arrived more than once: separate lines, or one line joined by commas (fetch's Headers
+ * join repeats with ", "). For Retry-After (`dates`), the comma after an HTTP-date's day name stays inside the date.
+ */
+export function headerMembers(value: HeaderValue, dates = false): string[] {
+  if (value === null || value === undefined) return [];
+  const lines: readonly string[] = typeof value === 'string' ? [value] : value;
+  const members: string[] = [];
+  for (const line of lines) {
+    if (typeof line !== 'string') continue;
+    const pieces = line.split(',');
+    for (let i = 0; i < pieces.length; i++) {
+      let piece = pieces[i] as string;
+      // Rejoined exactly as sent (no whitespace normalised), so a malformed date stays malformed.
+      if (dates && i + 1 < pieces.length && DAY_NAME.test(piece.trim())) piece = `${piece},${pieces[++i] as string}`;
+      members.push(piece.trim());
+    }
+  }
+  return members;
+}
+
+/** One Retry-After member: the wait in ms (uncapped), or a failed read. */
+function readOneRetryAfter(value: string, nowMs: number): number | 'malformed' | 'negative' {
+  let start = 0;
+  let end = value.length;
+  while (start < end && (value.charCodeAt(start) === CH_SP || value.charCodeAt(start) === CH_TAB)) start++;
+  while (end > start && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
+  const first = value.charCodeAt(start);
+  if (first >= CH_0 && first <= CH_9) {
+    const delayMs = parseSeconds(value, start, end);
+    return delayMs < 0 ? 'malformed' : delayMs;
+  }
+  if (first === CH_MINUS) return parseSeconds(value, start + 1, end) >= 0 ? 'negative' : 'malformed';
+  const atMs = parseHttpDate(value.slice(start, end), nowMs);
+  if (atMs === undefined) return 'malformed';
+  return Math.max(atMs - nowMs, 0) || 0; // a date in the past (or a NaN now): retry now
+}
+
+function capRead(delayMs: number, capMs: number): RetryAfterRead {
+  const cap = capMs >= 0 ? capMs : DEFAULT_MAX_RETRY_AFTER_MS;
+  if (delayMs > cap) return { ok: true, delayMs: cap, capped: true };
+  return { ok: true, delayMs, capped: false };
+}
+
 /**
  * Parses Retry-After (RFC 9110 §10.2.3): delay-seconds (the seed's fractions such as "0.2" accepted) or an
  * HTTP-date (wait = max(0, date − now)). Surrounding spaces/tabs are ignored; signs, exponents, inner whitespace
  * and junk are malformed, except that a minus before a valid number reads as 'negative'. Waits above capMs are
  * capped (capped: true). Never throws, never NaN.
+ *
+ * A header sent more than once (several lines, or members joined by commas) is read member by member and the
+ * longest valid wait wins: every server hint is a floor, so the most patient one is honoured (still capped).
+ * Members that are malformed or negative are skipped; with no valid member, the first member's failure is returned.
  */
 export function parseRetryAfter(
-  value: string | null | undefined,
+  value: HeaderValue,
   nowMs: number,
   capMs: number = DEFAULT_MAX_RETRY_AFTER_MS,
 ): RetryAfterRead {
   if (value === null || value === undefined) return ABSENT;
+  if (typeof value === 'string' && value.indexOf(',') < 0) {
+    const read = readOneRetryAfter(value, nowMs); // the usual case: one line, one member, nothing allocated
+    return typeof read === 'number' ? capRead(read, capMs) : read === 'negative' ? NEGATIVE : MALFORMED;
+  }
+  let best = -1;
+  let failure: RetryAfterRead = ABSENT;
+  for (const member of headerMembers(value, true)) {
+    const read = readOneRetryAfter(member, nowMs);
+    if (typeof read === 'number') {
+      if (read > best) best = read;
+    } else if (failure === ABSENT) {
+      failure = read === 'negative' ? NEGATIVE : MALFORMED;
+    }
+  }
+  return best >= 0 ? capRead(best, capMs) : failure;
+}
+
+/**
+ * Retry-After for a 503 Seawall sends: RFC 9110's integer delay-seconds, rounded up (200 → "1"; a server's wait is
+ * a minimum, and integer-parsing clients read "0.2" as 0 or as garbage). The exact wait goes in `retry-after-ms`.
+ */
+export function formatRetryAfter(ms: number): string {
+  return String(Math.ceil(Math.ceil(Math.min(Math.max(ms, 0), 1e15)) / 1000) || 0); // whole ms first: 1e-300 is 1 ms
+}
+
+/** The finer companion of Retry-After: whole ms (Azure's and OpenAI's clients read it too). */
+export const RETRY_AFTER_MS_HEADER = 'retry-after-ms';
+
+/** `retry-after-ms` for a wait: whole ms, rounded up. */
+export function formatRetryAfterMs(ms: number): string {
+  return String(Math.ceil(Math.min(Math.max(ms, 0), 1e15)) || 0);
+}
+
+/**
+ * Parses `retry-after-ms`: a non-negative decimal number of ms (a fraction rounds up to a whole ms); several members
+ * read like Retry-After's (the longest valid wait wins). Anything else is malformed. Capped like parseRetryAfter.
+ */
+export function parseRetryAfterMs(value: HeaderValue, capMs: number = DEFAULT_MAX_RETRY_AFTER_MS): RetryAfterRead {
+  if (value === null || value === undefined) return ABSENT;
+  let best = -1;
+  let failure: RetryAfterRead = ABSENT;
+  const members = typeof value === 'string' && value.indexOf(',') < 0 ? [value] : headerMembers(value);
+  for (const member of members) {
+    const read = readOneMs(member);
+    if (read >= 0) {
+      if (read > best) best = read;
+    } else if (failure === ABSENT) {
+      failure = MALFORMED;
+    }
+  }
+  return best >= 0 ? capRead(best, capMs) : failure;
+}
+
+/** 1*DIGIT [ "." 1*DIGIT ] ms, surrounding blanks ignored, rounded up; -1 when malformed. */
+function readOneMs(value: string): number {
   let start = 0;
   let end = value.length;
   while (start < end && (value.charCodeAt(start) === CH_SP || value.charCodeAt(start) === CH_TAB)) start++;
   while (end > start && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
-  const cap = capMs >= 0 ? capMs : DEFAULT_MAX_RETRY_AFTER_MS;
-  let delayMs: number;
-  const first = value.charCodeAt(start);
-  if (first >= CH_0 && first <= CH_9) {
-    delayMs = parseSeconds(value, start, end);
-    if (delayMs < 0) return MALFORMED;
-  } else if (first === CH_MINUS) {
-    return parseSeconds(value, start + 1, end) >= 0 ? NEGATIVE : MALFORMED;
-  } else {
-    const atMs = parseHttpDate(value.slice(start, end), nowMs);
-    if (atMs === undefined) return MALFORMED;
-    delayMs = Math.max(atMs - nowMs, 0) || 0; // a date in the past (or a NaN now): retry now
+  let ms = 0;
+  let i = start;
+  for (; i < end; i++) {
+    const c = value.charCodeAt(i);
+    if (c < CH_0 || c > CH_9) break;
+    ms = ms * 10 + (c - CH_0);
   }
-  if (delayMs > cap) return { ok: true, delayMs: cap, capped: true };
-  return { ok: true, delayMs, capped: false };
+  if (i === start) return -1;
+  if (i === end) return ms;
+  if (value.charCodeAt(i) !== CH_DOT || i + 1 === end) return -1;
+  let fraction = false;
+  for (i++; i < end; i++) {
+    const c = value.charCodeAt(i);
+    if (c < CH_0 || c > CH_9) return -1;
+    if (c !== CH_0) fraction = true;
+  }
+  return fraction ? ms + 1 : ms;
 }
 
-/** Seconds for a Retry-After header, ms rounded up, fraction without trailing zeros: 200 → "0.2", 1500 → "1.5". */
-export function formatRetryAfter(ms: number): string {
-  const whole = Math.ceil(Math.min(Math.max(ms, 0), 1e15)) || 0;
-  const frac = whole % 1000;
-  const seconds = (whole - frac) / 1000;
-  if (frac === 0) return String(seconds);
-  let digits = String(1000 + frac).slice(1);
-  while (digits.endsWith('0')) digits = digits.slice(0, -1);
-  return `${seconds}.${digits}`;
+/**
+ * The wait a response asks for, from its Retry-After and retry-after-ms headers (one rule for every driver and the
+ * simulator). retry-after-ms is the finer reading of the same hint and wins when it rounds up to Retry-After's
+ * whole seconds (what a Seawall server sends: `1` and `200`); when the two disagree otherwise (a proxy rewrote
+ * one), the longer wait wins. Either alone is used as it is. Capped at capMs; never NaN.
+ */
+export function serverWait(
+  retryAfter: HeaderValue,
+  retryAfterMs: HeaderValue,
+  nowMs: number,
+  capMs: number = DEFAULT_MAX_RETRY_AFTER_MS,
+): RetryAfterRead {
+  const fine = parseRetryAfterMs(retryAfterMs, Infinity);
+  const coarse = parseRetryAfter(retryAfter, nowMs, Infinity);
+  if (!fine.ok) return coarse.ok ? capRead(coarse.delayMs, capMs) : coarse.reason === 'absent' ? fine : coarse;
+  if (!coarse.ok) return capRead(fine.delayMs, capMs);
+  const refines = fine.delayMs <= coarse.delayMs && fine.delayMs > coarse.delayMs - 1000;
+  return capRead(refines ? fine.delayMs : Math.max(fine.delayMs, coarse.delayMs), capMs);
 }
 
 const INT32_MAX = 2147483647;
 
-/**
- * grpc-retry-pushback-ms (gRPC A6): a signed 32-bit decimal integer. A non-negative value means retry after exactly
- * that many ms; a negative one means do not retry; anything else (junk, out of int32 range) is malformed, which also
- * means do not retry — grpc-js once turned junk into NaN and retried at once.
- */
-export function parseGrpcPushback(value: string | null | undefined): PushbackRead {
-  if (value === null || value === undefined) return { kind: 'absent' };
+/** One pushback member (gRPC A6): a signed 32-bit decimal integer, strictly. */
+function readOnePushback(value: string): PushbackRead {
   const negative = value.charCodeAt(0) === CH_MINUS;
   const start = negative ? 1 : 0;
-  if (start === value.length) return { kind: 'stop', reason: 'malformed' };
+  if (start === value.length) return STOP_MALFORMED;
   let n = 0;
   for (let i = start; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    if (c < CH_0 || c > CH_9) return { kind: 'stop', reason: 'malformed' };
+    if (c < CH_0 || c > CH_9) return STOP_MALFORMED;
     n = n * 10 + (c - CH_0);
     // int32 range is [-2^31, 2^31 - 1]; stop early so long inputs cost nothing.
-    if (n > INT32_MAX + (negative ? 1 : 0)) return { kind: 'stop', reason: 'malformed' };
+    if (n > INT32_MAX + (negative ? 1 : 0)) return STOP_MALFORMED;
   }
-  if (negative && n > 0) return { kind: 'stop', reason: 'negative' };
+  if (negative && n > 0) return STOP_NEGATIVE;
   return { kind: 'retry', delayMs: n };
+}
+
+/**
+ * grpc-retry-pushback-ms (gRPC A6): a signed 32-bit decimal integer. A non-negative value means retry after exactly
+ * that many ms; a negative one means do not retry; anything else (junk, out of int32 range) is malformed, which also
+ * means do not retry — grpc-js once turned junk into NaN and retried at once. Sent more than once (several lines, or
+ * members joined by commas): any member saying "do not retry" wins, else the longest wait. The caller caps the wait
+ * (RetryPolicy stops a call whose server asks for more than maxRetryAfter).
+ */
+export function parseGrpcPushback(value: HeaderValue): PushbackRead {
+  if (value === null || value === undefined) return PUSHBACK_ABSENT;
+  if (typeof value === 'string' && value.indexOf(',') < 0) return readOnePushback(value);
+  const members = headerMembers(value);
+  if (members.length === 0) return PUSHBACK_ABSENT;
+  let best: PushbackRead = PUSHBACK_ABSENT;
+  for (const member of members) {
+    const read = readOnePushback(member);
+    if (read.kind === 'stop') return read;
+    if (best.kind !== 'retry' || (read.kind === 'retry' && read.delayMs > best.delayMs)) best = read;
+  }
+  return best;
 }

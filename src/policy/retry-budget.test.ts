@@ -66,11 +66,55 @@ describe('RetryPolicy with the gRPC A6 token bucket', () => {
     expect(failOnce(p, 'b').decision).toEqual({ retryAfterMs: 0 });
   });
 
-  it('forgets the least recently created upstream beyond the tracking limit', () => {
+  it('forgets the least recently used upstream beyond the tracking limit', () => {
     const p = new RetryPolicy(seedBudget, { random: createRandom(1) });
     p.budgetFor('first').recordFailure();
     for (let i = 0; i < MAX_TRACKED_UPSTREAMS; i++) p.budgetFor(`u${i}`);
     expect(p.budgetFor('first').level()).toBe(10);
+  });
+
+  // Issue #9 item 10: eviction by insertion order handed a drained hot upstream a fresh bucket.
+  it("keeps a hot upstream's drained budget however many other upstreams appear", () => {
+    const p = new RetryPolicy(seedBudget, { random: createRandom(1) });
+    const hot = p.budgetFor('https://hot');
+    for (let i = 0; i < 6; i++) hot.recordFailure();
+    for (let i = 0; i < MAX_TRACKED_UPSTREAMS * 3; i++) {
+      p.budgetFor(`https://cold-${i}`);
+      if (i % 100 === 0) expect(p.budgetFor('https://hot')).toBe(hot); // in use now and then
+    }
+    expect(p.budgetFor('https://hot').level()).toBe(4);
+  });
+
+  it('evicts exactly what a least-recently-used model evicts (property)', () => {
+    let evictions = 0;
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 7 }), { minLength: 1, maxLength: 60, size: 'max' }), (uses) => {
+        const limit = 4;
+        const p = new RetryPolicy(seedBudget, { random: createRandom(1), maxUpstreams: limit });
+        const model: number[] = []; // least recently used first
+        const seen = new Map<number, object>();
+        for (const key of uses) {
+          const tracked = model.includes(key);
+          const budget = p.budgetFor(`u${key}`);
+          if (tracked) expect(budget).toBe(seen.get(key));
+          else expect(budget).not.toBe(seen.get(key));
+          seen.set(key, budget);
+          if (tracked) model.splice(model.indexOf(key), 1);
+          else if (model.length === limit) {
+            model.shift();
+            evictions++;
+          }
+          model.push(key);
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+    expect(evictions).toBeGreaterThan(10_000);
+  });
+
+  it('refuses a tracking limit below 2', () => {
+    expect(() => new RetryPolicy({}, { maxUpstreams: 1 })).toThrow('maxUpstreams: must be an integer >= 2');
+    expect(() => new RetryPolicy({}, { maxUpstreams: Number.NaN })).toThrow('maxUpstreams');
   });
 
   it('retries every failure when the budget is off', () => {

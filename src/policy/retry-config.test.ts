@@ -19,7 +19,7 @@ describe('validateRetryConfig', () => {
       budget: { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 },
       honorRetryAfter: true,
       maxRetryAfterMs: 300_000,
-      patienceMs: null,
+      patienceMs: 15_000, // Envoy's default route timeout: no call waits forever unless asked to
       marginMs: 0,
       propagateDeadline: true,
       retryNonIdempotent: false,
@@ -80,12 +80,17 @@ describe('validateRetryConfig', () => {
   });
 
   it('checks the deadline block', () => {
-    expect(paths({ deadline: '2s' })).toEqual(['deadline: must be an object with patience and margin']);
+    expect(paths({ deadline: '2s' })).toEqual([
+      'deadline: must be an object with patience and margin, or false (no deadline)',
+    ]);
     expect(paths({ deadline: { patience: '1s', margin: '1s' } })).toEqual([
       'deadline.margin: must be shorter than patience',
     ]);
     expect(paths({ deadline: { patience: '1s', margin: '999ms' } })).toEqual([]);
     expect(paths({ deadline: { patience: '1s', slack: 1 } })).toEqual(['deadline.slack: unknown key']);
+    expect(paths({ deadline: { patience: '1s', margn: 1 } })).toEqual([
+      'deadline.margn: unknown key; did you mean margin?',
+    ]);
     expect(paths({ deadline: { patience: -1 } })).toEqual([
       'deadline.patience: must be a finite, non-negative duration',
     ]);
@@ -152,11 +157,14 @@ describe('validateRetryConfig edges', () => {
     expect(paths({ maxAttempts: '3' })).toEqual(['maxAttempts: must be an integer ≥ 1']);
   });
 
-  it('accepts a margin without a patience, and a null deadline is an error', () => {
+  it('gives a margin without a patience the default patience; false means no deadline; null is an error', () => {
     const { config, issues } = validateRetryConfig({ deadline: { margin: '100ms' } });
     expect(issues).toEqual([]);
-    expect(config).toMatchObject({ patienceMs: null, marginMs: 100 });
-    expect(paths({ deadline: null })).toEqual(['deadline: must be an object with patience and margin']);
+    expect(config).toMatchObject({ patienceMs: 15_000, marginMs: 100 });
+    expect(validateRetryConfig({ deadline: false }).config).toMatchObject({ patienceMs: null, marginMs: 0 });
+    expect(paths({ deadline: null })).toEqual([
+      'deadline: must be an object with patience and margin, or false (no deadline)',
+    ]);
   });
 
   it('names the path of a bad margin and a bad maxRetryAfter', () => {
@@ -166,8 +174,18 @@ describe('validateRetryConfig edges', () => {
     expect(paths({ maxRetryAfter: 'x' })).toEqual(['maxRetryAfter: must be a duration like 800ms or 2s, got "x"']);
   });
 
-  it('does not warn about perTryTimeout without a patience', () => {
-    expect(validateRetryConfig({ perTryTimeout: '10s', maxAttempts: 5 }).warnings).toEqual([]);
+  it('does not warn about perTryTimeout without a deadline, and warns against the default one', () => {
+    expect(validateRetryConfig({ perTryTimeout: '10s', maxAttempts: 5, deadline: false }).warnings).toEqual([]);
+    expect(validateRetryConfig({ perTryTimeout: '10s', maxAttempts: 2 }).warnings.map((w) => w.path)).toEqual([
+      'perTryTimeout',
+    ]);
+  });
+
+  it('suggests the key a typo meant', () => {
+    expect(paths({ maxAttempt: 3 })).toEqual(['maxAttempt: unknown key; did you mean maxAttempts?']);
+    expect(paths({ MAXATTEMPTS: 3 })).toEqual(['MAXATTEMPTS: unknown key; did you mean maxAttempts?']);
+    expect(paths({ retryon: [503] })).toEqual(['retryon: unknown key; did you mean retryOn?']);
+    expect(paths({ zzz: 1 })).toEqual(['zzz: unknown key']);
   });
 
   it('explains each warning', () => {

@@ -3,7 +3,7 @@
 import { type BackoffConfig, type ResolvedBackoff, validateBackoffConfig } from './backoff.js';
 import { type BudgetConfig, validateBudgetConfig } from './budget.js';
 import { compileRetryOn, DEFAULT_RETRY_ON, type RetryCondition, type RetryOnSet } from './classify.js';
-import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
+import { ConfigError, type ConfigIssue, joinPath, unknownKey } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS } from './retry-after.js';
 
@@ -23,8 +23,11 @@ export interface RetryPolicyConfig {
   honorRetryAfter?: boolean;
   /** A server asking for a longer wait than this is not retried (default 300 s, Envoy's max_interval). */
   maxRetryAfter?: Duration;
-  /** Deadline for calls that did not inherit one: start + patience − margin. */
-  deadline?: { patience?: Duration; margin?: Duration };
+  /**
+   * The call's overall deadline: start + patience − margin (an inherited or per-call deadline can only shorten it).
+   * Default 15 s (Envoy's route timeout), so a dead upstream cannot leave a call pending forever; `false` = none.
+   */
+  deadline?: { patience?: Duration; margin?: Duration } | false;
   /** Send the deadline downstream on every attempt (default true). */
   propagateDeadline?: boolean;
   /** Retry non-idempotent requests without an idempotency key on 500/timeout (default false: unsafe). */
@@ -41,7 +44,7 @@ export interface ResolvedRetryConfig {
   readonly retryOn: RetryOnSet;
   readonly honorRetryAfter: boolean;
   readonly maxRetryAfterMs: number;
-  /** null when no patience is configured. */
+  /** null with `deadline: false`. */
   readonly patienceMs: number | null;
   readonly marginMs: number;
   readonly propagateDeadline: boolean;
@@ -52,6 +55,8 @@ export interface ResolvedRetryConfig {
 export const MAX_ATTEMPTS_LIMIT = 100;
 /** gRPC caps maxAttempts at 5; above that Seawall warns. */
 export const MAX_ATTEMPTS_WARNING = 5;
+/** The overall deadline of a call when the config gives none (Envoy's default route timeout). */
+export const DEFAULT_PATIENCE_MS = 15_000;
 
 const DEFAULT_BUDGET: BudgetConfig = { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 };
 const DEFAULT_BACKOFF: BackoffConfig = { kind: 'full-jitter', base: 50, cap: 500 };
@@ -114,16 +119,21 @@ function readDeadline(
   path: string,
   issues: ConfigIssue[],
 ): { patienceMs: number | null; marginMs: number } {
-  if (value === undefined) return { patienceMs: null, marginMs: 0 };
+  if (value === undefined) return { patienceMs: DEFAULT_PATIENCE_MS, marginMs: 0 };
+  if (value === false) return { patienceMs: null, marginMs: 0 };
   if (!isRecord(value)) {
-    issues.push({ path, message: 'must be an object with patience and margin' });
+    issues.push({ path, message: 'must be an object with patience and margin, or false (no deadline)' });
     return { patienceMs: null, marginMs: 0 };
   }
   for (const key of Object.keys(value)) {
-    if (key !== 'patience' && key !== 'margin') issues.push({ path: joinPath(path, key), message: 'unknown key' });
+    if (key !== 'patience' && key !== 'margin') {
+      issues.push(unknownKey(joinPath(path, key), key, ['patience', 'margin']));
+    }
   }
   const patienceMs =
-    value.patience === undefined ? null : (collectDuration(value.patience, joinPath(path, 'patience'), issues) ?? null);
+    value.patience === undefined
+      ? DEFAULT_PATIENCE_MS
+      : (collectDuration(value.patience, joinPath(path, 'patience'), issues) ?? null);
   const marginMs =
     value.margin === undefined ? 0 : (collectDuration(value.margin, joinPath(path, 'margin'), issues) ?? 0);
   if (patienceMs !== null && marginMs >= patienceMs) {
@@ -139,7 +149,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
   const raw = input === undefined || input === null ? {} : input;
   if (!isRecord(raw)) return { issues: [{ path, message: 'must be an object' }], warnings };
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_KEYS.has(key)) issues.push({ path: joinPath(path, key), message: 'unknown key' });
+    if (!KNOWN_KEYS.has(key)) issues.push(unknownKey(joinPath(path, key), key, KNOWN_KEYS));
   }
   const maxAttempts = readMaxAttempts(raw.maxAttempts, joinPath(path, 'maxAttempts'), issues);
   const perTryTimeoutMs =

@@ -1,4 +1,5 @@
 // Tests for RetryPolicy's attempt state machine: stop reasons, waits, deadlines, budgets, safety and counters.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileRetryConditions } from './classify.js';
 import { ConfigError } from './config-error.js';
@@ -211,12 +212,71 @@ describe('RetryPolicy: deadlines', () => {
   it('keeps the earlier of an inherited deadline and its own', () => {
     expect(policy(seedFix).start(0, { deadlineMs: 500 }).deadlineMs).toBe(500);
     expect(policy(seedFix).start(0, { deadlineMs: 5000 }).deadlineMs).toBe(1900);
+    expect(policy({ deadline: false }).start(0, { deadlineMs: 5000 }).deadlineMs).toBe(5000);
+    expect(policy({ deadline: false }).start(0).deadlineMs).toBeNull();
+  });
+
+  // Issue #9 item 12: a dead upstream must not leave a call pending forever.
+  it('gives a call with no configured deadline the default 15 s (Envoy route timeout), and none with deadline: false', () => {
+    expect(policy({}).start(1000).deadlineMs).toBe(16_000);
+    expect(plan(policy({}).start(0).beginAttempt(0)).perTryTimeoutMs).toBe(15_000);
     expect(policy({}).start(0, { deadlineMs: 5000 }).deadlineMs).toBe(5000);
-    expect(policy({}).start(0).deadlineMs).toBeNull();
+    expect(policy({}).start(0, { inheritedDeadlineMs: 60_000 }).deadlineMs).toBe(15_000);
+  });
+
+  // Issue #9 item 7: a deadline only ever shrinks down a chain, whoever sets it.
+  it("takes the earliest of the call's own, the inherited and the policy's deadline: none can extend another", () => {
+    const p = policy({ deadline: { patience: 10_000 } });
+    expect(p.start(0, { inheritedDeadlineMs: 200, deadlineMs: 2000 }).deadlineMs).toBe(200);
+    expect(p.start(0, { inheritedDeadlineMs: 2000, deadlineMs: 200 }).deadlineMs).toBe(200);
+    expect(p.start(0, { inheritedDeadlineMs: 20_000, deadlineMs: 30_000 }).deadlineMs).toBe(10_000);
+    expect(
+      plan(p.start(0, { inheritedDeadlineMs: 200, deadlineMs: 2000 }).beginAttempt(0)).headers['grpc-timeout'],
+    ).toBe('200m');
+    fc.assert(
+      fc.property(
+        fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 100_000 }), { nil: undefined }),
+        (own, inherited, patience) => {
+          const call = policy(patience === undefined ? { deadline: false } : { deadline: { patience } }).start(0, {
+            deadlineMs: own,
+            inheritedDeadlineMs: inherited,
+          });
+          const candidates = [own, inherited, patience].filter((v) => v !== undefined) as number[];
+          expect(call.deadlineMs).toBe(candidates.length === 0 ? null : Math.min(...candidates));
+        },
+      ),
+      { numRuns: 10_000 },
+    );
   });
 
   it('has no per-try timeout when neither perTryTimeout nor a deadline is set', () => {
-    expect(plan(policy({}).start(0).beginAttempt(0)).perTryTimeoutMs).toBe(Number.POSITIVE_INFINITY);
+    expect(plan(policy({ deadline: false }).start(0).beginAttempt(0)).perTryTimeoutMs).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  it("lets a per-call perTryTimeoutMs shorten the policy's, never lengthen it", () => {
+    const p = policy({ perTryTimeout: 800, deadline: false });
+    expect(plan(p.start(0, { perTryTimeoutMs: 100 }).beginAttempt(0)).perTryTimeoutMs).toBe(100);
+    expect(plan(p.start(0, { perTryTimeoutMs: 5000 }).beginAttempt(0)).perTryTimeoutMs).toBe(800);
+  });
+
+  // Issue #9 item 8: maxAttempts NaN once removed the attempt cap.
+  it.each([
+    [{ maxAttempts: Number.NaN }, 'maxAttempts'],
+    [{ maxAttempts: '3' as unknown as number }, 'maxAttempts'],
+    [{ maxAttempts: 0 }, 'maxAttempts'],
+    [{ maxAttempts: 1.5 }, 'maxAttempts'],
+    [{ maxAttempts: 1000 }, 'maxAttempts'],
+    [{ deadlineMs: Number.NaN }, 'deadlineMs'],
+    [{ deadlineMs: 'x' as unknown as number }, 'deadlineMs'],
+    [{ inheritedDeadlineMs: Number.POSITIVE_INFINITY }, 'inheritedDeadlineMs'],
+    [{ perTryTimeoutMs: -1 }, 'perTryTimeoutMs'],
+    [{ perTryTimeoutMs: Number.NaN }, 'perTryTimeoutMs'],
+  ])('refuses the trait %j with a ConfigError naming %s, and starts no call', (traits, name) => {
+    const p = policy({});
+    expect(() => p.start(0, traits)).toThrow(new RegExp(`^${name}: must be`));
+    expect(p.stats().calls).toBe(0);
   });
 
   it('stops as deadline-would-pass when now + wait reaches the deadline exactly', () => {
@@ -252,7 +312,7 @@ describe('RetryPolicy: deadlines', () => {
   it('sends only the attempt number when propagateDeadline is false or there is no deadline', () => {
     const call = policy({ ...seedFix, propagateDeadline: false }).start(0);
     expect(plan(call.beginAttempt(0)).headers).toEqual({ 'x-seawall-attempt': '1' });
-    expect(plan(policy({}).start(0).beginAttempt(0)).headers).toEqual({ 'x-seawall-attempt': '1' });
+    expect(plan(policy({ deadline: false }).start(0).beginAttempt(0)).headers).toEqual({ 'x-seawall-attempt': '1' });
   });
 });
 
@@ -285,7 +345,7 @@ describe('RetryPolicy: request safety', () => {
   });
 
   it('retries a GET reset mid-response but not a POST without an idempotency key', () => {
-    const midResponse: Outcome = { kind: 'reset', midResponse: true };
+    const midResponse: Outcome = { kind: 'reset', stage: 'mid-response' };
     expect(runCall(policy({ budget: false }), midResponse, { method: 'GET' }).call.attempts).toBe(3);
     expect(runCall(policy({ budget: false }), midResponse, { method: 'POST' }).stop).toBe('unsafe-to-retry');
   });

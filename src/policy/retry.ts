@@ -3,11 +3,16 @@
 import { backoffDelay } from './backoff.js';
 import { createBudget, type RetryBudget } from './budget.js';
 import { classifyOutcome, compileRetryConditions, isIdempotentMethod, type RetryOnSet } from './classify.js';
-import type { ConfigIssue } from './config-error.js';
+import { ConfigError, type ConfigIssue } from './config-error.js';
 import { ABSOLUTE_DEADLINE_HEADER, encodeAbsoluteDeadline, encodeGrpcTimeout } from './deadline.js';
 import { createRandom, type Random } from './random.js';
-import { parseGrpcPushback, parseRetryAfter } from './retry-after.js';
-import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
+import { parseGrpcPushback, serverWait } from './retry-after.js';
+import {
+  MAX_ATTEMPTS_LIMIT,
+  type ResolvedRetryConfig,
+  type RetryPolicyConfig,
+  resolveRetryConfig,
+} from './retry-config.js';
 import { RetryCounters, type RetryStats } from './retry-stats.js';
 import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
@@ -62,6 +67,8 @@ export interface RetryPolicyOptions {
   random?: Random;
   /** Told about risky settings at construction and on update. */
   onWarning?(warning: ConfigIssue): void;
+  /** Upstreams tracked with their own budget (default MAX_TRACKED_UPSTREAMS); beyond it the least recently used goes. */
+  maxUpstreams?: number;
 }
 
 /** One retry policy per caller process and upstream service; it owns the retry budget(s). */
@@ -71,8 +78,11 @@ export class RetryPolicy {
   private readonly budgets = new Map<string, RetryBudget>();
   /** The budget of the default upstream '' (most policies have only that one), cached to skip the map lookup. */
   private defaultBudget: RetryBudget | null = null;
+  /** The upstream whose budget is last in `budgets` (the most recently used). */
+  private recentUpstream: string | null = null;
   private readonly random: Random;
   private readonly onWarning: ((warning: ConfigIssue) => void) | undefined;
+  private readonly maxUpstreams: number;
   /** @internal counters shared with calls */
   readonly counters = new RetryCounters();
   warnings: readonly ConfigIssue[];
@@ -84,6 +94,13 @@ export class RetryPolicy {
     this.warnings = warnings;
     this.random = options.random ?? createRandom(entropySeed());
     this.onWarning = options.onWarning;
+    const maxUpstreams = options.maxUpstreams ?? MAX_TRACKED_UPSTREAMS;
+    if (!Number.isInteger(maxUpstreams) || maxUpstreams < 2) {
+      throw new ConfigError([
+        { path: 'maxUpstreams', message: `must be an integer >= 2, got ${String(maxUpstreams)}` },
+      ]);
+    }
+    this.maxUpstreams = maxUpstreams;
     for (const warning of warnings) this.onWarning?.(warning);
   }
 
@@ -97,18 +114,30 @@ export class RetryPolicy {
     return new RetryCall(this, this.budgetFor(traits.upstream ?? ''), nowMs, traits);
   }
 
-  /** The budget for an upstream (created on first use; bounded by MAX_TRACKED_UPSTREAMS). */
+  /**
+   * The budget for an upstream (created on first use). At most MAX_TRACKED_UPSTREAMS are kept; beyond that the least
+   * recently used one is forgotten, so a hot upstream keeps its (perhaps drained) budget however many others appear.
+   */
   budgetFor(upstream = ''): RetryBudget {
     if (upstream === '' && this.defaultBudget !== null) return this.defaultBudget;
-    let budget = this.budgets.get(upstream);
+    const budgets = this.budgets;
+    let budget = budgets.get(upstream);
     if (budget === undefined) {
-      if (this.budgets.size >= MAX_TRACKED_UPSTREAMS) {
-        const oldest = this.budgets.keys().next().value as string;
-        this.budgets.delete(oldest);
-        if (oldest === '') this.defaultBudget = null;
+      if (budgets.size >= this.maxUpstreams) {
+        // A Map iterates in insertion order and every use re-inserts: the first key is the least recently used. The
+        // default upstream '' is read through a shortcut that skips the re-insertion, so it is never the one evicted.
+        const keys = budgets.keys();
+        let oldest = keys.next().value as string;
+        if (oldest === '') oldest = keys.next().value as string;
+        budgets.delete(oldest);
       }
       budget = createBudget(this.resolved.budget);
-      this.budgets.set(upstream, budget);
+      budgets.set(upstream, budget);
+      this.recentUpstream = upstream;
+    } else if (upstream !== this.recentUpstream) {
+      budgets.delete(upstream); // most recently used goes last; skipped when it is last already (the usual case)
+      budgets.set(upstream, budget);
+      this.recentUpstream = upstream;
     }
     if (upstream === '') this.defaultBudget = budget;
     return budget;
@@ -130,6 +159,7 @@ export class RetryPolicy {
     } else if (JSON.stringify(before) !== JSON.stringify(after)) {
       this.budgets.clear();
       this.defaultBudget = null;
+      this.recentUpstream = null;
     }
     this.resolved = resolved;
     this.rawConfig = merged;
@@ -145,6 +175,33 @@ export class RetryPolicy {
   /** @internal one uniform draw for jitter */
   draw(): number {
     return this.random.next();
+  }
+}
+
+function traitIssue(path: string, message: string): never {
+  throw new ConfigError([{ path, message }]);
+}
+
+/** Per-call traits can lower limits, never break them: NaN, strings and negatives are refused, naming the trait. */
+function checkTraits(traits: RequestTraits): void {
+  const { maxAttempts, deadlineMs, inheritedDeadlineMs, perTryTimeoutMs } = traits;
+  if (
+    maxAttempts !== undefined &&
+    !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= MAX_ATTEMPTS_LIMIT)
+  ) {
+    traitIssue('maxAttempts', `must be an integer from 1 to ${MAX_ATTEMPTS_LIMIT}, got ${String(maxAttempts)}`);
+  }
+  if (deadlineMs !== undefined && deadlineMs !== null && !Number.isFinite(deadlineMs)) {
+    traitIssue('deadlineMs', `must be a finite number of epoch ms (or null), got ${String(deadlineMs)}`);
+  }
+  if (inheritedDeadlineMs !== undefined && inheritedDeadlineMs !== null && !Number.isFinite(inheritedDeadlineMs)) {
+    traitIssue(
+      'inheritedDeadlineMs',
+      `must be a finite number of epoch ms (or null), got ${String(inheritedDeadlineMs)}`,
+    );
+  }
+  if (perTryTimeoutMs !== undefined && !(typeof perTryTimeoutMs === 'number' && perTryTimeoutMs > 0)) {
+    traitIssue('perTryTimeoutMs', `must be a number of ms > 0, got ${String(perTryTimeoutMs)}`);
   }
 }
 
@@ -169,6 +226,8 @@ export class RetryCall {
   private readonly attemptsOverride: number | null;
   /** Per-call retry conditions, or null to use the policy's (read at each decision, so update() applies). */
   private readonly retryOnOverride: RetryOnSet | null;
+  /** Per-call cap on the per-try timeout, or null for the policy's. */
+  private readonly perTryOverrideMs: number | null;
 
   constructor(
     private readonly policy: RetryPolicy,
@@ -176,17 +235,25 @@ export class RetryCall {
     nowMs: number,
     traits: RequestTraits,
   ) {
+    checkTraits(traits);
     const config = policy.config;
     this.startedMs = nowMs;
-    const inherited = traits.deadlineMs ?? null;
-    const own = config.patienceMs === null ? null : nowMs + config.patienceMs - config.marginMs;
-    this.deadlineMs = inherited === null ? own : own === null ? inherited : Math.min(inherited, own);
+    // A deadline only ever shrinks down a chain: the earliest of the call's own, the inherited one and the policy's.
+    let deadlineMs = config.patienceMs === null ? null : nowMs + config.patienceMs - config.marginMs;
+    const own = traits.deadlineMs;
+    const inherited = traits.inheritedDeadlineMs;
+    if (own !== undefined && own !== null) deadlineMs = deadlineMs === null ? own : Math.min(deadlineMs, own);
+    if (inherited !== undefined && inherited !== null) {
+      deadlineMs = deadlineMs === null ? inherited : Math.min(deadlineMs, inherited);
+    }
+    this.deadlineMs = deadlineMs;
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
     // Retries at one layer: inside a request from another Seawall hop, one attempt.
     const oneLayer = traits.fromSeawallHop === true && traits.oneLayer !== false;
     this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
+    this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =
       retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);
@@ -229,8 +296,10 @@ export class RetryCall {
     this.attempts++;
     this.inAttempt = true;
     this.policy.counters.attempts++;
-    const config = this.policy.config;
-    return deadlineMs === null ? config.perTryTimeoutMs : Math.min(config.perTryTimeoutMs, deadlineMs - nowMs);
+    const override = this.perTryOverrideMs;
+    const perTryMs =
+      override === null ? this.policy.config.perTryTimeoutMs : Math.min(this.policy.config.perTryTimeoutMs, override);
+    return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);
   }
 
   /**
@@ -285,14 +354,20 @@ export class RetryCall {
     let waitMs: number;
     const u = this.policy.draw();
     if (pushbackMs >= 0 && config.honorRetryAfter) {
+      // Every server-given wait obeys maxRetryAfter: a server asking for longer is not retried.
+      if (pushbackMs > config.maxRetryAfterMs) return this.stop('server-pushback');
       // gRPC A6: retry after exactly the pushback, and the backoff starts over.
       waitMs = pushbackMs;
       this.backoffRetry = 0;
     } else {
       this.backoffRetry++;
       waitMs = backoffDelay(config.backoff, this.backoffRetry, this.previousDelayMs, u);
-      if (config.honorRetryAfter && outcome.kind === 'response' && outcome.retryAfter != null) {
-        const hint = parseRetryAfter(outcome.retryAfter, nowMs, Number.POSITIVE_INFINITY);
+      if (
+        config.honorRetryAfter &&
+        outcome.kind === 'response' &&
+        (outcome.retryAfter != null || outcome.retryAfterMs != null)
+      ) {
+        const hint = serverWait(outcome.retryAfter, outcome.retryAfterMs, nowMs, Number.POSITIVE_INFINITY);
         if (hint.ok) {
           if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');
           if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait

@@ -53,7 +53,8 @@ describe('LoadShedder tickets', () => {
       verdict: 'reject',
       status: 503,
       retryAfterMs: 200,
-      retryAfter: '0.2',
+      retryAfter: '1',
+      headers: { 'retry-after': '1', 'retry-after-ms': '200', 'x-seawall-claimed': '1' },
       reason: 'queue-full',
     });
     s.admit(0, null, 'running');

@@ -44,6 +44,7 @@ describe('LoadShedder admission', () => {
       status: 503,
       retryAfterMs: 1000,
       retryAfter: '1',
+      headers: { 'retry-after': '1', 'retry-after-ms': '1000', 'x-seawall-claimed': '1' },
       reason: 'queue-full',
     });
     expect(s.queued).toBe(2);
@@ -62,26 +63,25 @@ describe('LoadShedder admission', () => {
   });
 
   it.each([
-    // [configured retryAfter, header value, ms]: seconds with up to 3 decimals, no trailing zeros
-    [200, '0.2', 200],
+    // [configured retryAfter, Retry-After (RFC 9110 whole seconds, rounded up), retry-after-ms (whole ms, rounded up)]
+    [200, '1', 200],
     [1000, '1', 1000],
-    [1500, '1.5', 1500],
+    [1500, '2', 1500],
     [0, '0', 0],
-    [1, '0.001', 1],
-    [10, '0.01', 10],
-    [100, '0.1', 100],
-    [1050, '1.05', 1050],
-    [1234, '1.234', 1234],
+    [1, '1', 1],
+    [1050, '2', 1050],
     [60_000, '60', 60_000],
-    ['1.1s', '1.1', 1100],
-    ['0.2s', '0.2', 200],
-    [0.4, '0.001', 1],
+    ['1.1s', '2', 1100],
+    ['0.2s', '1', 200],
+    [0.4, '1', 1],
     [1999.6, '2', 2000],
     [1999.2, '2', 2000],
     ['24h', '86400', 86_400_000],
-  ])('sends retryAfter %s as Retry-After "%s"', (retryAfter, header, ms) => {
+  ])('sends retryAfter %s as Retry-After "%s" with the exact wait in retry-after-ms', (retryAfter, header, ms) => {
     const s = shedder({ workers: 1, queueLimit: 0, retryAfter });
-    expect(s.admit(0, null, 'x')).toMatchObject({ retryAfter: header, retryAfterMs: ms });
+    const answer = s.admit(0, null, 'x');
+    expect(answer).toMatchObject({ retryAfter: header, retryAfterMs: ms });
+    expect(answer).toMatchObject({ headers: { 'retry-after': header, 'retry-after-ms': String(ms) } });
   });
 });
 
@@ -308,7 +308,7 @@ describe('LoadShedder update', () => {
   it('sends the new Retry-After after an update', () => {
     const s = shedder({ workers: 1, queueLimit: 0 });
     s.update({ retryAfter: '200ms' });
-    expect(s.admit(0, null, 'x')).toMatchObject({ retryAfter: '0.2', retryAfterMs: 200 });
+    expect(s.admit(0, null, 'x')).toMatchObject({ retryAfter: '1', retryAfterMs: 200 });
   });
 
   it('changes discipline, lifoAfter and dropExpired, keeping what is not given', () => {

@@ -2,7 +2,7 @@
 
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
-import { formatRetryAfter } from './retry-after.js';
+import { queueFullRefusal } from './hop.js';
 import { SlotQueue } from './slot-queue.js';
 
 export type ShedDiscipline = 'fifo' | 'adaptive-lifo';
@@ -40,7 +40,16 @@ export interface QueueTicket<T> {
 export type Admission<T> =
   | { verdict: 'run' }
   | { verdict: 'queued'; ticket: QueueTicket<T> }
-  | { verdict: 'reject'; status: 503; retryAfterMs: number; retryAfter: string; reason: 'queue-full' }
+  | {
+      verdict: 'reject';
+      status: 503;
+      retryAfterMs: number;
+      /** Retry-After as sent: RFC 9110 integer seconds, rounded up. */
+      retryAfter: string;
+      /** The refusal's headers (Retry-After, retry-after-ms, the claim), built once in policy/hop.ts. */
+      headers: Readonly<Record<string, string>>;
+      reason: 'queue-full';
+    }
   | { verdict: 'drop'; status: 504; reason: 'deadline-passed' };
 
 export type ShedDequeueResult<T> =
@@ -194,16 +203,8 @@ export class LoadShedder<T> {
   }
 
   private static rejectionFor(cfg: ResolvedLoadShedderConfig): Admission<never> {
-    // The header carries whole ms, rounded up (a server's wait is a minimum); the number matches it so the
-    // simulator and HTTP clients wait the same time.
-    const retryAfterMs = Math.ceil(cfg.retryAfterMs);
-    return Object.freeze({
-      verdict: 'reject' as const,
-      status: 503 as const,
-      retryAfterMs,
-      retryAfter: formatRetryAfter(retryAfterMs),
-      reason: 'queue-full' as const,
-    });
+    // Whole ms, rounded up (a server's wait is a minimum): the simulator and HTTP clients then wait the same time.
+    return Object.freeze({ verdict: 'reject' as const, ...queueFullRefusal(cfg.retryAfterMs) });
   }
 
   get config(): ResolvedLoadShedderConfig {

@@ -1,25 +1,35 @@
 // Shared vocabulary of the policy core: outcomes, request traits, stop reasons and decisions.
 
 import type { RetryCondition, RetryOnSet } from './classify.js';
+import type { HeaderValue } from './retry-after.js';
+
+/** How far an exchange had got when its connection or stream was reset (see Outcome `reset`). */
+export type ResetStage = 'before-request' | 'after-request' | 'mid-response';
 
 /** What one attempt ended with, as a driver observed it (real socket or simulated message). */
 export type Outcome =
   | {
       kind: 'response';
       status: number;
-      /** Raw `Retry-After` header value, if any (parsed by the policy, never by drivers). */
-      retryAfter?: string | null | undefined;
-      /** Raw `grpc-retry-pushback-ms` header value, if any. */
-      pushbackMs?: string | null | undefined;
+      /** Raw `Retry-After` header value(s), if any (parsed by the policy, never by drivers). */
+      retryAfter?: HeaderValue;
+      /** Raw `retry-after-ms` header value(s): the finer companion of Retry-After that Seawall's server sends. */
+      retryAfterMs?: HeaderValue;
+      /** Raw `grpc-retry-pushback-ms` header value(s), if any. */
+      pushbackMs?: HeaderValue;
     }
   /** The connection could not be established: the server never saw the request. */
   | { kind: 'connect-failure' }
   /**
-   * The connection was reset. By default before any response byte arrived (the server never answered, so a replay is
-   * safe). With `midResponse`, after the status and headers had arrived: the server saw the request and may have acted
-   * on it, so only a replay-safe request may be retried.
+   * The connection (or HTTP/2 stream) was reset before the response was complete. `stage` says how far the exchange
+   * had got, which decides whether a replay is safe:
+   * - `before-request`: provably before the server saw the request (the request was never written, or an HTTP/2
+   *   REFUSED_STREAM): a replay is safe for any method (Envoy's `reset-before-request`);
+   * - `after-request` (the default, when the driver cannot tell): the request may have reached the server, which may
+   *   have acted on it: only a replay-safe request may be retried;
+   * - `mid-response`: the status and headers had arrived: as `after-request`.
    */
-  | { kind: 'reset'; midResponse?: boolean | undefined }
+  | { kind: 'reset'; stage?: ResetStage | undefined }
   /** The per-try timeout fired before a response arrived. */
   | { kind: 'timeout' }
   /** The caller (user code, or the user who gave up) aborted the call. */
@@ -41,8 +51,15 @@ export interface RequestTraits {
   hasIdempotencyKey?: boolean | undefined;
   /** False for a body that can be read only once (a stream): such a call is sent once. Default true. */
   bodyReplayable?: boolean | undefined;
-  /** Absolute deadline (ms on the same clock as `now`), e.g. inherited from the inbound request. */
+  /**
+   * The call's own absolute deadline (ms on the same clock as `now`). It can shorten the inherited deadline and the
+   * policy's own, never extend them: the call's deadline is the earliest of the three.
+   */
   deadlineMs?: number | null | undefined;
+  /** The deadline inherited from the inbound request being handled (a hop's deadline), if any. */
+  inheritedDeadlineMs?: number | null | undefined;
+  /** Per-call cap on the per-try timeout (ms > 0): can only shorten the policy's. */
+  perTryTimeoutMs?: number | undefined;
   /** Key of the upstream (origin); each key gets its own budget. Default ''. */
   upstream?: string | undefined;
   /** Per-call override: at most this many attempts (can only lower the policy's value). */

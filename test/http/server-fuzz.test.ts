@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seawallHandler } from '../../src/http/server.js';
 import { ServerGate } from '../../src/http/server-core.js';
 import { encodeAbsoluteDeadline, encodeGrpcTimeout } from '../../src/policy/deadline.js';
-import { parseRetryAfter } from '../../src/policy/retry-after.js';
+import { parseRetryAfter, serverWait } from '../../src/policy/retry-after.js';
 import { listen, type Running, send } from './server-helpers.js';
 
 const MAX_DEADLINE_MS = 60_000;
@@ -59,19 +59,24 @@ describe('fuzzed inbound headers', () => {
     expect(s.malformedHeaders).toBeGreaterThan(0);
   });
 
-  it('the Retry-After the middleware sends always reads back (policy parser) as the configured wait, in whole ms', () => {
+  it('the hints the middleware sends always read back (policy reader) as the configured wait, in whole ms', () => {
     fc.assert(
       fc.property(fc.double({ min: 0, max: 86_400_000, noNaN: true }), (retryAfterMs) => {
         const gate = new ServerGate({ workers: 1, queueLimit: 0, retryAfter: retryAfterMs, meter: false });
         gate.admit(gate.arrive({}, undefined, true), { resume() {} });
         const refusal = gate.admit(gate.arrive({}, undefined, true), { resume() {} });
         if (typeof refusal === 'string' || refusal.status !== 503) throw new Error('expected a 503');
-        const read = parseRetryAfter(refusal.retryAfter, 0, Infinity);
-        if (!read.ok) throw new Error(`unparseable Retry-After ${refusal.retryAfter}`);
+        const headers = refusal.headers;
+        expect(headers['retry-after']).toMatch(/^\d+$/); // RFC 9110 delay-seconds
+        const read = serverWait(headers['retry-after'], headers['retry-after-ms'], 0, Infinity);
+        if (!read.ok) throw new Error(`unreadable hints ${JSON.stringify(headers)}`);
         // whole ms, never less than configured (a server's wait is a minimum)
         expect(read.delayMs).toBe(Math.ceil(retryAfterMs));
+        // a client that reads only Retry-After waits at least as long, and less than a second more
+        const coarse = parseRetryAfter(headers['retry-after'], 0, Infinity);
+        expect(coarse.ok && coarse.delayMs >= read.delayMs && coarse.delayMs - read.delayMs < 1000).toBe(true);
       }),
-      { numRuns: 2000 },
+      { numRuns: 10_000 },
     );
   });
 });
@@ -115,8 +120,9 @@ describe('fuzzed headers against a real server', () => {
           shedding.update({ retryAfter: ms });
           const reply = await send(s.port, { agent });
           expect(reply.status).toBe(503);
-          const read = parseRetryAfter(reply.headers['retry-after'], Date.now(), Infinity);
+          const read = serverWait(reply.headers['retry-after'], reply.headers['retry-after-ms'], Date.now(), Infinity);
           expect(read).toEqual({ ok: true, delayMs: ms, capped: false });
+          expect(reply.headers['retry-after']).toBe(String(Math.ceil(ms / 1000)));
         }),
         { numRuns: 100 },
       );

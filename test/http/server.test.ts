@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { currentContext } from '../../src/http/context.js';
 import { CLAIM_HEADER } from '../../src/http/server-core.js';
 import { encodeAbsoluteDeadline } from '../../src/policy/deadline.js';
-import { parseRetryAfter } from '../../src/policy/retry-after.js';
+import { parseRetryAfter, serverWait } from '../../src/policy/retry-after.js';
 import {
   closeAll,
   deferred,
@@ -50,7 +50,8 @@ describe('seawallHandler admission', () => {
     const third = await send(port, { path: '/third' }); // the worker is still held: this answer cannot wait for it
     expect(Date.now() - started).toBeLessThan(1000);
     expect(third.status).toBe(503);
-    expect(third.headers['retry-after']).toBe('0.2');
+    expect(third.headers['retry-after']).toBe('1'); // RFC 9110 whole seconds, rounded up
+    expect(third.headers['retry-after-ms']).toBe('200'); // the exact wait, which Seawall's client prefers
     expect(third.headers[CLAIM_HEADER]).toBe('1');
     expect(g.seen).toEqual(['/first']);
     g.releaseOne();
@@ -172,13 +173,19 @@ describe('seawallHandler claims', () => {
     expect(await claim('/')).toBeUndefined();
   });
 
-  it("sends a Retry-After the policy's own parser reads back as the configured wait", async () => {
+  it("sends hints the policy's own reader reads back as the configured wait, and an RFC 9110 Retry-After", async () => {
     const { port } = await serve(() => {}, { workers: 1, queueLimit: 0, retryAfter: '1.5s' });
     open(port).req.end();
     await sleep(30);
     const reply = await send(port);
     expect(reply.status).toBe(503);
+    expect(reply.headers['retry-after']).toBe('2');
     expect(parseRetryAfter(reply.headers['retry-after'], Date.now())).toEqual({
+      ok: true,
+      delayMs: 2000,
+      capped: false,
+    });
+    expect(serverWait(reply.headers['retry-after'], reply.headers['retry-after-ms'], Date.now())).toEqual({
       ok: true,
       delayMs: 1500,
       capped: false,

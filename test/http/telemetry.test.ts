@@ -94,10 +94,10 @@ describe('telemetry', () => {
     const policy = new RetryPolicy({ backoff: 'none', budget: false, maxAttempts: 3 });
     await createFetch({ policy, telemetry: { tracer, meter } })(server.origin);
     expect(TELEMETRY_COUNTERS.map(([name]) => name)).toContain('seawall.upstream_rq_retry_overflow');
-    expect(observe('seawall.upstream_rq_total')).toBe(3);
+    expect(observe('seawall.upstream_rq')).toBe(3);
     expect(observe('seawall.upstream_rq_retry')).toBe(2);
     expect(observe('seawall.upstream_rq_retry_limit_exceeded')).toBe(1);
-    expect(observe('seawall.rq_total')).toBe(1);
+    expect(observe('seawall.rq')).toBe(1);
     expect(policy.stats()).toMatchObject({ calls: 1, attempts: 3, retries: 2, retryLimitExceeded: 1 });
   });
 
@@ -133,6 +133,9 @@ describe('telemetry', () => {
       expect(await http.loadOpenTelemetry()).toBe(false);
       const response = await http.createFetch({ policy: new policy.RetryPolicy() })(server.origin);
       expect(await response.text()).toBe('ok');
+      const { runInCallerTrace } = await import('../../src/http/server-telemetry.js');
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      expect(runInCallerTrace({ traceparent }, () => 'handled')).toBe('handled');
     } finally {
       vi.doUnmock('@opentelemetry/api');
       vi.resetModules();

@@ -1,6 +1,8 @@
 // Fastify plugin for the callee side: the same gate as node:http, wired into Fastify's hooks.
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from '../context.js';
+import { clientGone, type ExchangeEnd, unwatchExchange, watchExchange } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
 import {
   CLAIM_HEADER,
@@ -16,16 +18,18 @@ import type { ShedOptions } from '../server-options.js';
 // Fastify is an optional peer: these structural types stand in for its own, so Seawall's published declarations never
 // import 'fastify' (a user without it installed gets no type errors). Fastify's objects satisfy them.
 interface FastifyReply {
-  readonly raw: { readonly writableFinished: boolean; once(event: 'close', listener: () => void): unknown };
+  /** node's ServerResponse (typed by node:http, which is no optional peer). */
+  readonly raw: ServerResponse;
   readonly statusCode: number;
   code(status: number): FastifyReply;
+  headers(values: Record<string, string>): FastifyReply;
   header(name: string, value: string): FastifyReply;
   hasHeader(name: string): boolean;
   send(payload?: unknown): unknown;
 }
 interface FastifyRequest {
   readonly headers: Record<string, string | string[] | undefined>;
-  readonly raw: { readonly socket?: { readonly remoteAddress?: string | undefined } | null };
+  readonly raw: IncomingMessage;
 }
 interface FastifyInstance {
   decorate(name: string, value: unknown): unknown;
@@ -52,23 +56,28 @@ const REFUSED = Symbol('seawall.refused');
 
 function sendRefusal(reply: FastifyReply, refusal: Refusal): void {
   (reply as unknown as Record<symbol, boolean>)[REFUSED] = true;
-  reply.code(refusal.status).header(CLAIM_HEADER, '1');
-  if (refusal.status === 503) reply.header('retry-after', refusal.retryAfter);
+  reply.code(refusal.status).headers(refusal.headers as Record<string, string>); // policy/hop.ts: one refusal
   reply.send();
 }
 
-class FastifyExchange implements Resumer {
+class FastifyExchange implements Resumer, ExchangeEnd {
   request!: InboundRequest;
+  private over = false;
 
   constructor(
     private readonly gate: ServerGate,
+    private readonly req: IncomingMessage,
     private readonly reply: FastifyReply,
     private readonly done: (error?: Error) => void,
   ) {}
 
-  readonly onClose = (): void => {
-    this.gate.end(this.request, !this.reply.raw.writableFinished);
-  };
+  /** The response finished, or its connection or stream closed (exchange-end.ts, pipelines included). */
+  exchangeOver(): void {
+    if (this.over) return;
+    this.over = true;
+    unwatchExchange(this.req, this);
+    this.gate.end(this.request, clientGone(this.req, this.reply.raw));
+  }
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
     if (refusal === null) this.done();
@@ -80,7 +89,7 @@ class FastifyExchange implements Resumer {
  * `app.register(seawallFastify, { workers: 50, queueLimit: 200 })`. Applies to the registering scope and its
  * children (like a fastify-plugin plugin). Handlers read currentContext() for the deadline and AbortSignal.
  */
-export const seawallFastify = (app: unknown, options: ShedOptions, done: (error?: Error) => void): void => {
+export const seawallFastify = (app: unknown, options: ShedOptions | undefined, done: (error?: Error) => void): void => {
   const instance = app as FastifyInstance;
   let gate: ServerGate;
   try {
@@ -91,16 +100,16 @@ export const seawallFastify = (app: unknown, options: ShedOptions, done: (error?
   }
   instance.decorate('seawall', { gate, stats: () => gate.stats(), update: (o) => gate.update(o) } as SeawallControls);
   const onRequest: OnRequestHook = (request, reply, hookDone) => {
-    const exchange = new FastifyExchange(gate, reply, hookDone);
+    const exchange = new FastifyExchange(gate, request.raw, reply, hookDone);
     const inbound = gate.arrive(request.headers, request.raw.socket, true);
     exchange.request = inbound;
     const verdict = gate.admit(inbound, exchange);
     if (verdict === RUN) {
-      reply.raw.once('close', exchange.onClose);
+      watchExchange(request.raw, reply.raw, exchange);
       // The rest of the lifecycle (body parsing keeps the async scope) runs with the request's context.
       runWithContext(inbound, () => hookDone());
     } else if (verdict === QUEUED) {
-      reply.raw.once('close', exchange.onClose);
+      watchExchange(request.raw, reply.raw, exchange);
     } else {
       sendRefusal(reply, verdict);
     }

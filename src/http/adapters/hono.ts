@@ -25,10 +25,9 @@ interface Context {
 export type SeawallHonoMiddleware = ((c: unknown, next: () => Promise<void>) => Promise<Response | undefined>) &
   SeawallControls;
 
+/** The refusal (policy/hop.ts) as a Response: the same status and headers every adapter sends. */
 function refusalResponse(refusal: Refusal): Response {
-  const headers: Record<string, string> = { [CLAIM_HEADER]: '1' };
-  if (refusal.status === 503) headers['retry-after'] = refusal.retryAfter;
-  return new Response(null, { status: refusal.status, headers });
+  return new Response(null, { status: refusal.status, headers: refusal.headers });
 }
 
 const GONE = 'gone' as const;
@@ -68,7 +67,7 @@ function claim(c: Context): void {
  * `app.use(seawallHono({ workers: 50, queueLimit: 200 }))`. The slot is released when the handler's Response is
  * ready (a streamed body may still be flowing) or when the client goes away (c.req.raw.signal), whichever is first.
  */
-export function seawallHono(options: ShedOptions): SeawallHonoMiddleware {
+export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
   const gate = new ServerGate(options);
   const middleware = async (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
     const c = context as Context;

@@ -29,7 +29,7 @@ export function startCalls(world: World, request: Request): void {
 function startCall(world: World, parent: Request, index: number): void {
   const edge = parent.instance.edges[index] as EdgeRuntime;
   // The inbound deadline (the header) bounds the outbound call, as the HTTP driver's context would.
-  const traits = parent.deadlineMs === null ? GET : { idempotent: true, deadlineMs: parent.deadlineMs };
+  const traits = parent.deadlineMs === null ? GET : { idempotent: true, inheritedDeadlineMs: parent.deadlineMs };
   const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, traits));
   if (Array.isArray(parent.calls)) parent.calls.push(call);
   else parent.calls = call;

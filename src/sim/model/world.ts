@@ -194,7 +194,7 @@ export class World implements EventHandler, FaultTarget {
         request.slot = shedder.lastSlot;
         break;
       case OFFER_REJECT:
-        this.respond(request, shedder.rejected.status, shedder.rejected.retryAfter);
+        this.respond(request, shedder.rejected.status, shedder.rejected.headers);
         break;
       default:
         this.respond(request, 504, null);
@@ -241,7 +241,7 @@ export class World implements EventHandler, FaultTarget {
   }
 
   /** Ends the handling of a request and answers whoever still waits for it. */
-  respond(request: Request, status: number, retryAfter: string | null): void {
+  respond(request: Request, status: number, headers: Readonly<Record<string, string>> | null): void {
     this.finish(request);
     if (request.reply === ENTRY) {
       const user = request.user;
@@ -253,7 +253,7 @@ export class World implements EventHandler, FaultTarget {
       return;
     }
     if (request.reply !== WAITING) return; // nobody is listening (timed out, cancelled...): no response message
-    const outcome = this.outcomes.index(status, retryAfter);
+    const outcome = this.outcomes.index(status, headers);
     this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_RESPONSE, request, outcome);
   }
 
