@@ -34,6 +34,15 @@ function onSocketClose(this: TrackedSocket): void {
 export function watchExchange(req: IncomingMessage, res: ServerResponse, exchange: ExchangeEnd): void {
   (res as TrackedResponse)[EXCHANGE] = exchange;
   res.on('close', onResponseClose);
+  watchPipelined(req, res, exchange);
+}
+
+/**
+ * Only the pipeline part of watchExchange: for a response that has no socket yet (a later request of an HTTP/1.1
+ * pipeline), `exchange.exchangeOver()` when its connection closes. For adapters whose framework already watches the
+ * response's own 'close' (Hono on @hono/node-server, whose request signal also misses pipelined requests).
+ */
+export function watchPipelined(req: IncomingMessage, res: ServerResponse, exchange: ExchangeEnd): void {
   if (res.socket !== null || req.httpVersionMajor === 2) return;
   const socket = req.socket as TrackedSocket;
   if (socket.destroyed) {

@@ -13,10 +13,30 @@ const CONNECT_FAILURE_CODES = new Set([
   'ENETDOWN',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
+  'SEAWALL_CONNECT_ABANDONED', // a connection closed by Seawall while still connecting (connector.ts)
 ]);
 
-/** The connection broke while the request was in flight. */
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ECONNABORTED']);
+/**
+ * The connection (or HTTP/2 stream) broke while the request was in flight: socket errors, undici's "informational"
+ * transport errors (HTTP/2 stream closed early, GOAWAY, a socket reset for reuse), node's HTTP/2 stream errors.
+ */
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'ECONNABORTED',
+  'UND_ERR_INFO',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_SESSION_ERROR',
+]);
+
+/**
+ * HTTP/2 REFUSED_STREAM: the server guarantees it did not process the stream (RFC 9113 §8.7), so even a POST may be
+ * sent again. undici and node report it only in the message of an ERR_HTTP2_STREAM_ERROR.
+ */
+const REFUSED_STREAM = 'NGHTTP2_REFUSED_STREAM';
 
 /** Timeouts of the transport itself (undici's headersTimeout / bodyTimeout, a kernel-level timeout). */
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
@@ -34,13 +54,21 @@ export const ABORTED: Outcome = { kind: 'aborted' };
  * { cause })`, and a failed happy-eyeballs connect is an AggregateError whose members carry the code.
  */
 export function errorCode(error: unknown): string | undefined {
+  return codedError(error)?.code;
+}
+
+/** The first error along the cause chain (or an AggregateError's members) that carries a string code. */
+function codedError(error: unknown): { code: string; message: string } | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current !== null && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') {
+      const message = (current as { message?: unknown }).message;
+      return { code, message: typeof message === 'string' ? message : '' };
+    }
     const errors = (current as { errors?: unknown }).errors;
     if (Array.isArray(errors) && errors.length > 0) {
-      const inner = errorCode(errors[0]);
+      const inner = codedError(errors[0]);
       if (inner !== undefined) return inner;
     }
     current = (current as { cause?: unknown }).cause;
@@ -65,9 +93,14 @@ export type AttemptProgress = typeof UNSENT | typeof SENT | typeof RESPONDING;
  * server may have acted on it (semantics.md §7).
  */
 export function outcomeOfError(error: unknown, progress: AttemptProgress): Outcome {
-  const code = errorCode(error);
-  if (code !== undefined) {
-    if (RESET_CODES.has(code)) return resetAt(progress);
+  const coded = codedError(error);
+  if (coded !== undefined) {
+    const code = coded.code;
+    if (RESET_CODES.has(code)) {
+      // A refused stream was never processed, whatever the driver could see of the request's bytes.
+      if (progress !== RESPONDING && coded.message.includes(REFUSED_STREAM)) return RESET_BEFORE_REQUEST;
+      return resetAt(progress);
+    }
     if (CONNECT_FAILURE_CODES.has(code)) return progress === RESPONDING ? RESET_MID_RESPONSE : CONNECT_FAILURE;
     if (TIMEOUT_CODES.has(code)) return TIMEOUT;
   }

@@ -14,6 +14,8 @@ import {
   type ServerStats,
 } from './server-core.js';
 import type { ShedOptions } from './server-options.js';
+import { runInCallerTrace } from './server-telemetry.js';
+import { openTelemetry } from './telemetry.js';
 
 /** What every Seawall middleware exposes besides being a middleware. */
 export interface SeawallControls {
@@ -155,6 +157,19 @@ class NodeExchange implements Resumer, ExchangeEnd {
 }
 
 function protect(
+  gate: ServerGate,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handler: NodeHandler,
+  next: ((error?: unknown) => void) | null,
+  onError: (error: unknown, req: IncomingMessage) => void,
+): void {
+  // With OpenTelemetry loaded, admission and the handler run in the caller's trace (a queued request resumes in it).
+  if (openTelemetry()) runInCallerTrace(req.headers, () => admitAndRun(gate, req, res, handler, next, onError));
+  else admitAndRun(gate, req, res, handler, next, onError);
+}
+
+function admitAndRun(
   gate: ServerGate,
   req: IncomingMessage,
   res: ServerResponse,

@@ -1,10 +1,12 @@
 // retryInterceptor: the RetryPolicy as an undici interceptor (Agent.compose / Dispatcher.compose), streaming by default.
 
+import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { responseOutcome as readResponse } from '../policy/hop.js';
 import type { AttemptPlan } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
 import { type AttemptTransport, CallRunner, NO_HEADERS, SeawallClient } from './client.js';
+import { closeAbandoned, dispatchWatched, type SocketWatcher } from './connector.js';
 import { IDEMPOTENCY_KEY_HEADER, mergeUndiciHeaders, type UndiciHeaderInput, undiciHeadersHave } from './headers.js';
 import { type CallRequest, ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
 import { outcomeOfError, RESPONDING, SENT, UNSENT } from './outcome.js';
@@ -51,7 +53,9 @@ function responseOutcome(status: number, raw: RawHeaders): Outcome {
  * The handler of one attempt, in undici's raw handler API (the core reports raw headers; nothing is converted). It
  * forwards to the caller once the loop commits to this attempt's response.
  */
-class AttemptHandler {
+class AttemptHandler implements SocketWatcher {
+  /** The socket a seawallConnector opened for this attempt's dispatch, if any (connector.ts). */
+  socket: Socket | undefined = undefined;
   private abortAttempt: ((reason?: Error) => void) | undefined;
   /** undici's resume for this attempt's body (after a `false` from onHeaders/onData paused it). */
   resume: () => void = ignoreResume;
@@ -78,6 +82,7 @@ class AttemptHandler {
   onConnect(abort: (reason?: Error) => void): void {
     this.abortAttempt = abort;
     this.connected = true;
+    this.socket = undefined; // on a connection now: abort() closes it if need be
     if (this.cancelReason !== undefined) abort(this.cancelReason);
   }
 
@@ -170,7 +175,9 @@ class AttemptHandler {
     this.mode = DONE;
     this.chunks = undefined;
     this.cancelReason = reason;
-    this.abortAttempt?.(reason);
+    if (this.abortAttempt !== undefined) this.abortAttempt(reason);
+    else closeAbandoned(this.socket); // still connecting: close the connection now, not at undici's connect timeout
+    this.socket = undefined;
   }
 
   private orphan(): void {
@@ -295,7 +302,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
     // Nothing to add: the caller's options go as they are (undici copies what it keeps).
     const opts = headers === NO_HEADERS ? this.opts : withHeaders(this.opts, headers);
     // The attempt handler speaks the raw API, which undici's dispatch accepts beside the controller API.
-    this.dispatched = this.dispatch(opts, handler as unknown as Handler);
+    this.dispatched = dispatchWatched(handler, this.dispatch, opts, handler as unknown as Handler);
   }
 
   cancel(attempt: number, reason: unknown): void {

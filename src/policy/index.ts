@@ -5,6 +5,7 @@ export * from './classify.js';
 export * from './config-error.js';
 export * from './deadline.js';
 export * from './duration.js';
+export * from './hop.js';
 export * from './random.js';
 export * from './retry.js';
 export * from './retry-after.js';

@@ -13,7 +13,7 @@ import { shed } from '../../src/http/server.js';
 import { CLAIM_HEADER, type ServerStats } from '../../src/http/server-core.js';
 import type { ShedOptions } from '../../src/http/server-options.js';
 import { encodeAbsoluteDeadline } from '../../src/policy/deadline.js';
-import { deferred, listen, open, send, sleep, waitFor } from './server-helpers.js';
+import { deferred, expectBalanced, listen, open, pipelined, send, sleep, waitFor } from './server-helpers.js';
 
 // How a user types app.seawall (documented in docs/server.md).
 declare module 'fastify' {
@@ -219,6 +219,18 @@ describe.each(Object.keys(frameworks))('%s adapter', (name) => {
     await sleep(20);
     expect(probe.calls).toEqual(['/hold']);
     expect(stats().running).toBe(0);
+  });
+
+  // Issue #9 item 1: node never emits 'close' on the response of a later request of a pipeline whose connection dies.
+  it('releases every slot of pipelined requests whose connections die, and serves a normal request after', async () => {
+    const { port, probe, stats } = await start({ workers: 4, queueLimit: 8 });
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([0, 1, 2, 3].map(() => pipelined(port, ['/hold', '/hold'], 10)));
+    }
+    await waitFor(() => stats().running === 0 && stats().queued === 0, 3000, 'every slot released');
+    expectBalanced(stats());
+    expect((await send(port, { path: '/ctx' })).status).toBe(200);
+    expect(probe.holds.length).toBeGreaterThanOrEqual(4);
   });
 
   it('claims a 500 from a failing route and releases its slot', async () => {

@@ -5,7 +5,7 @@ import http, {
   type RequestListener,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { type NodeHandlerOptions, seawallHandler } from '../../src/http/server.js';
 import type { ServerStats } from '../../src/http/server-core.js';
@@ -144,4 +144,23 @@ export function gatedHandler() {
   };
   const releaseOne = () => (holds.shift() as () => void)();
   return { handler, holds, seen, releaseOne, peak: () => peak };
+}
+
+/**
+ * Opens a raw connection, writes `paths` as pipelined HTTP/1.1 GETs in one go, reads whatever comes back, and
+ * destroys the connection after `closeAfterMs`.
+ */
+export async function pipelined(port: number, paths: readonly string[], closeAfterMs: number): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  let received = '';
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('error', () => {});
+  socket.write(paths.map((path) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`).join(''));
+  await sleep(closeAfterMs);
+  socket.destroy();
+  return received;
 }

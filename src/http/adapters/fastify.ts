@@ -14,6 +14,8 @@ import {
   ServerGate,
 } from '../server-core.js';
 import type { ShedOptions } from '../server-options.js';
+import { runInCallerTrace } from '../server-telemetry.js';
+import { openTelemetry } from '../telemetry.js';
 
 // Fastify is an optional peer: these structural types stand in for its own, so Seawall's published declarations never
 // import 'fastify' (a user without it installed gets no type errors). Fastify's objects satisfy them.
@@ -99,7 +101,7 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     return;
   }
   instance.decorate('seawall', { gate, stats: () => gate.stats(), update: (o) => gate.update(o) } as SeawallControls);
-  const onRequest: OnRequestHook = (request, reply, hookDone) => {
+  const admitAndRun: OnRequestHook = (request, reply, hookDone) => {
     const exchange = new FastifyExchange(gate, request.raw, reply, hookDone);
     const inbound = gate.arrive(request.headers, request.raw.socket, true);
     exchange.request = inbound;
@@ -113,6 +115,11 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     } else {
       sendRefusal(reply, verdict);
     }
+  };
+  // With OpenTelemetry loaded, admission and the rest of the lifecycle run in the caller's trace.
+  const onRequest: OnRequestHook = (request, reply, hookDone) => {
+    if (openTelemetry()) runInCallerTrace(request.headers, () => admitAndRun(request, reply, hookDone));
+    else admitAndRun(request, reply, hookDone);
   };
   instance.addHook('onRequest', onRequest);
   // A 5xx from the handler or Fastify's error handler is the service's own: claim it unless the handler said otherwise.

@@ -1,6 +1,8 @@
 // Hono middleware for the callee side: the same gate as node:http, on Fetch-style requests.
 
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from '../context.js';
+import { type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
 import {
   CLAIM_HEADER,
@@ -12,6 +14,8 @@ import {
   ServerGate,
 } from '../server-core.js';
 import type { ShedOptions } from '../server-options.js';
+import { runInCallerTrace } from '../server-telemetry.js';
+import { openTelemetry } from '../telemetry.js';
 
 // Hono is an optional peer: this structural type stands in for its Context, so Seawall's published declarations never
 // import 'hono'. Hono's Context satisfies it.
@@ -50,6 +54,15 @@ function remoteAddressOf(c: Context): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
+/** node's request and response on @hono/node-server (c.env.incoming / outgoing); undefined on other runtimes. */
+function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerResponse } | undefined {
+  const env = c.env as { incoming?: IncomingMessage; outgoing?: ServerResponse } | undefined;
+  const incoming = env?.incoming;
+  const outgoing = env?.outgoing;
+  if (incoming === undefined || outgoing === undefined || typeof incoming.on !== 'function') return undefined;
+  return { incoming, outgoing };
+}
+
 function claim(c: Context): void {
   const res = c.res;
   if (res.status < 500 || res.headers.has(CLAIM_HEADER)) return;
@@ -69,8 +82,13 @@ function claim(c: Context): void {
  */
 export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
   const gate = new ServerGate(options);
-  const middleware = async (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
+  const middleware = (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
+    // With OpenTelemetry loaded, admission and the handler run in the caller's trace.
     const c = context as Context;
+    if (openTelemetry()) return runInCallerTrace(c.req.raw.headers, () => guarded(c, next));
+    return guarded(c, next);
+  };
+  const guarded = async (c: Context, next: () => Promise<void>): Promise<Response | undefined> => {
     const raw = c.req.raw;
     const inbound = gate.arrive(raw.headers, remoteAddressOf(c));
     const waiter = new Waiter();
@@ -82,6 +100,12 @@ export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
       waiter.resolve(GONE);
     };
     clientSignal.addEventListener('abort', onAbort, { once: true });
+    // @hono/node-server fires the request signal from the response's 'close', which a later request of an HTTP/1.1
+    // pipeline never gets when its connection dies: watch that connection too (exchange-end.ts).
+    const node = nodeObjects(c);
+    const pipelineWatch: ExchangeEnd | undefined =
+      node === undefined || node.outgoing.socket !== null ? undefined : { exchangeOver: onAbort };
+    if (node !== undefined && pipelineWatch !== undefined) watchPipelined(node.incoming, node.outgoing, pipelineWatch);
     try {
       if (verdict === QUEUED) {
         const outcome = await waiter.promise;
@@ -94,6 +118,7 @@ export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
       return undefined;
     } finally {
       clientSignal.removeEventListener('abort', onAbort);
+      if (node !== undefined && pipelineWatch !== undefined) unwatchExchange(node.incoming, pipelineWatch);
       gate.end(inbound, false);
     }
   };
