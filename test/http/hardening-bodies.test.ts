@@ -123,7 +123,11 @@ describe.each(Object.keys(drivers))('%s: the last response of a call that gives 
     const floods: Flood[] = [];
     server = await startServer((_req, res) => flood(res, {}, floods));
     // Drain bounds far away, so only the end of the call can be what closes the connection.
-    const options = { policy: quick({ maxAttempts: 1 }), rejectOnGiveUp: true, drain: { maxBytes: 2 ** 40, timeout: '10s' } };
+    const options = {
+      policy: quick({ maxAttempts: 1 }),
+      rejectOnGiveUp: true,
+      drain: { maxBytes: 2 ** 40, timeout: '10s' },
+    };
     const error = await call(options, server.origin).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'attempts-exhausted' });
     const rejectedMs = Date.now();
