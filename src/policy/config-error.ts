@@ -23,30 +23,31 @@ export function joinPath(parent: string, key: string | number): string {
   return parent === '' ? String(key) : `${parent}.${key}`;
 }
 
-/** Edit distance of two short strings (Levenshtein), for "did you mean". */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
+/** Edit distance of two short strings, ignoring case (Levenshtein), for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  const row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
     let diagonal = row[0] as number;
     row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
+    for (let j = 1; j <= y.length; j++) {
       const above = row[j] as number;
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
       diagonal = above;
     }
   }
-  return row[b.length] as number;
+  return row[y.length] as number;
 }
 
 /** "; did you mean maxAttempts?" for a key close to a known one (case, a typo or two), else "". */
 export function didYouMean(key: string, known: Iterable<string>): string {
   if (key.length > 64) return '';
-  const lower = key.toLowerCase();
   let best = '';
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of known) {
-    const d = candidate.toLowerCase() === lower ? 0 : distance(lower, candidate.toLowerCase());
+    const d = editDistance(key, candidate);
     if (d < bestDistance) {
       bestDistance = d;
       best = candidate;

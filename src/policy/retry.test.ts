@@ -1,6 +1,7 @@
 // Tests for RetryPolicy's attempt state machine: stop reasons, waits, deadlines, budgets, safety and counters.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/property-runs.js';
 import { compileRetryConditions } from './classify.js';
 import { ConfigError } from './config-error.js';
 import type { Random } from './random.js';
@@ -247,7 +248,7 @@ describe('RetryPolicy: deadlines', () => {
           expect(call.deadlineMs).toBe(candidates.length === 0 ? null : Math.min(...candidates));
         },
       ),
-      { numRuns: 10_000 },
+      propertyRuns(),
     );
   });
 

@@ -1,6 +1,7 @@
 // Scenario problems: the ScenarioError class and turning zod issues into one "path: message" line each.
 
 import type { z } from 'zod';
+import { editDistance } from '../../policy/config-error.js';
 import { KNOWN_KEYS } from './schema.js';
 
 /** A scenario that cannot be run. `problems` has one line per problem, each naming its path. */
@@ -27,21 +28,6 @@ export function joinKey(path: string, key: string | number): string {
 
 export function problemLine(problem: Problem): string {
   return `${problem.path === '' ? '(root)' : problem.path}: ${problem.message}`;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let previous = row[0] as number;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const current = row[j] as number;
-      const cost = a[i - 1]?.toLowerCase() === b[j - 1]?.toLowerCase() ? 0 : 1;
-      row[j] = Math.min((row[j] as number) + 1, (row[j - 1] as number) + 1, previous + cost);
-      previous = current;
-    }
-  }
-  return row[b.length] as number;
 }
 
 /** " (did you mean X?)" when a known key is within two edits of `key`. */

@@ -103,6 +103,12 @@ describe('built-in scenarios', () => {
 });
 
 describe('scenario validation', () => {
+  // Found by load.property.test.ts: a variant that is not a mapping crashed the loader with a TypeError.
+  it('reports a variant that is not a mapping instead of crashing', () => {
+    const problems = problemsOf(`${MINIMAL}variants: { v: "" }\n`);
+    expect(problems.some((p) => p.startsWith('variants.v'))).toBe(true);
+  });
+
   it.each([
     ['a non-integer worker count', 'db: { workers: 2.5 }', 'services.db.workers: must be an integer ≥ 1'],
     ['zero workers', 'db: { workers: 0 }', 'services.db.workers: must be an integer ≥ 1'],

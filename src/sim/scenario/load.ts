@@ -202,7 +202,8 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
 
 function variantModelKeys(variant: Record<string, unknown> | undefined): Record<string, unknown> {
   const overlay: Record<string, unknown> = {};
-  if (variant === undefined) return overlay;
+  // A variant that is not a mapping is reported by the file schema; here it simply adds nothing.
+  if (!isPlainObject(variant)) return overlay;
   for (const key of MODEL_KEYS) if (key in variant) overlay[key] = variant[key];
   return overlay;
 }
