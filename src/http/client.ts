@@ -35,8 +35,8 @@ export interface AttemptTransport<P> {
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 const TIMEOUT: Outcome = { kind: 'timeout' };
-/** A per-try timeout that fired before the request left: the connection never came (Envoy: connect-failure). */
-const CONNECT_TIMEOUT: Outcome = { kind: 'connect-failure' };
+/** A per-try timeout that fired before the request was sent (the policy decides what that means: classify.ts). */
+const TIMEOUT_BEFORE_REQUEST: Outcome = { kind: 'timeout', stage: 'before-request' };
 const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 
 /** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
@@ -142,7 +142,7 @@ export class CallRunner<P> {
       const attempt = this.attempt;
       const unsent = this.transport.unsent?.(attempt) === true;
       const reason = new AttemptTimeoutError(attempt, Date.now() - this.attemptStartedMs, unsent);
-      this.settle(attempt, unsent ? CONNECT_TIMEOUT : TIMEOUT, undefined, reason);
+      this.settle(attempt, unsent ? TIMEOUT_BEFORE_REQUEST : TIMEOUT, undefined, reason);
       this.transport.cancel(attempt, reason);
     }
   }

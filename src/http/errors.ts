@@ -88,11 +88,11 @@ export class AttemptTimeoutError extends Error {
   constructor(
     readonly attempt: number,
     readonly timeoutMs: number,
-    /** The request was still waiting for its connection (connect or TLS handshake): it never left. */
+    /** The request had not been sent yet (its connection was still being set up, or it was queued for one). */
     readonly beforeRequest = false,
   ) {
     super(
-      `attempt ${attempt} timed out after ${Math.round(timeoutMs)} ms${beforeRequest ? ' before its connection was established (the request was not sent)' : ''}`,
+      `attempt ${attempt} timed out after ${Math.round(timeoutMs)} ms${beforeRequest ? ' before its request was sent (no connection yet, or queued for one)' : ''}`,
     );
     this.name = 'TimeoutError';
   }

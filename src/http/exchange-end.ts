@@ -52,9 +52,16 @@ export function watchPipelined(req: IncomingMessage, res: ServerResponse, exchan
   let waiting = socket[PIPELINED];
   if (waiting === undefined) {
     waiting = socket[PIPELINED] = new Set();
-    socket.once('close', onSocketClose);
+    // First in line: the waiting requests leave the queue before node's own listener closes the head response,
+    // whose release would otherwise hand a freed worker to a request of this same dead connection.
+    socket.prependOnceListener('close', onSocketClose);
   }
   waiting.add(exchange);
+}
+
+/** Is the connection of an HTTP/1.1 request already gone? (A request resumed from the queue checks before it runs.) */
+export function connectionLost(req: IncomingMessage): boolean {
+  return req.httpVersionMajor !== 2 && req.socket?.destroyed === true;
 }
 
 /** Stops watching `exchange` on its connection (it is over): keeps a long-lived keep-alive connection's set small. */

@@ -46,11 +46,6 @@ function attemptInit(
 /** Statuses whose Response must have a null body (Fetch standard). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-/** After a response is handed over, the caller's signal must still cancel its body: unlinked when the response is collected. */
-const bodyLinks = new FinalizationRegistry<{ signal: AbortSignal; listener: () => void }>(({ signal, listener }) =>
-  signal.removeEventListener('abort', listener),
-);
-
 function responseOutcome(response: Response): Outcome {
   const status = response.status;
   if (status < 400) return { kind: 'response', status }; // no header lookups on the success path
@@ -167,11 +162,14 @@ class FetchCall implements AttemptTransport<Response> {
 
   send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void {
     this.stopDraining(); // the previous attempt's error body may still be draining: stop it
-    // Our own signal only when the loop may need to cut the attempt short; else the caller's signal as is.
+    // Our own signal only when the loop may need to cut the attempt short; else the caller's signal as is. With both,
+    // one signal that follows either (AbortSignal.any): the caller's signal then still cancels the body after the
+    // response is handed over, without a listener per call left on a long-lived signal.
     let signal = this.callerSignal;
     if (plan.perTryTimeoutMs !== Number.POSITIVE_INFINITY || this.runner.contextSignal !== undefined) {
-      this.controller = new AbortController();
-      signal = this.controller.signal;
+      const controller = new AbortController();
+      this.controller = controller;
+      signal = signal === undefined ? controller.signal : AbortSignal.any([signal, controller.signal]);
     } else {
       this.controller = undefined;
     }
@@ -188,7 +186,9 @@ class FetchCall implements AttemptTransport<Response> {
       response.body?.cancel().catch(noop); // a response that lost the race with its timeout
       return;
     }
-    if (!this.buffer) {
+    // Only a success is buffered inside the attempt: the policy decides an error on its head, and an error body that
+    // will be discarded must not be read without bound before that (it is drained within drain's bounds instead).
+    if (!this.buffer || response.status >= 400) {
       this.runner.settle(attempt, responseOutcome(response), response);
       return;
     }
@@ -203,21 +203,14 @@ class FetchCall implements AttemptTransport<Response> {
   }
 
   deliver(response: Response): void {
-    const controller = this.controller;
-    const signal = this.callerSignal;
-    if (controller !== undefined && signal !== undefined && !this.buffer) {
-      const listener = () => controller.abort(signal.reason);
-      signal.addEventListener('abort', listener, { once: true });
-      bodyLinks.register(response, { signal, listener });
-    }
     this.resolve(response);
   }
 
   discard(response: Response): void {
     const body = response.body;
     if (body === null || response.bodyUsed) return;
-    if (this.ended) {
-      body.cancel().catch(noop); // the call is over: nobody will reuse the connection for it
+    if (this.ended || this.settings.drainMaxBytes === 0) {
+      body.cancel().catch(noop); // the call is over, or draining is off: nobody will reuse the connection for it
       return;
     }
     this.stopDraining();

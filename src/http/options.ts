@@ -7,7 +7,7 @@ import {
   type RetryCondition,
   type RetryOnSet,
 } from '../policy/classify.js';
-import { ConfigError } from '../policy/config-error.js';
+import { ConfigError, joinPath } from '../policy/config-error.js';
 import { type Duration, parseDuration } from '../policy/duration.js';
 import { RetryPolicy } from '../policy/retry.js';
 import type { RetryPolicyConfig } from '../policy/retry-config.js';
@@ -110,6 +110,21 @@ export interface SeawallClientOptions {
   drain?: { maxBytes?: number; timeout?: Duration };
 }
 
+/** A RetryPolicy built from a config given as the client's `policy`: its problems are named under `policy.`. */
+function policyFrom(config: RetryPolicyConfig): RetryPolicy {
+  try {
+    return new RetryPolicy(config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(
+      error.issues.map((issue) => ({ path: joinPath('policy', issue.path), message: issue.message })),
+    );
+  }
+}
+
+/** Per-call options objects already checked (held weakly: a constant options object is checked once). */
+const checkedOptions = new WeakSet<object>();
+
 /** Default bounds on draining a discarded response body. */
 export const DEFAULT_DRAIN_MAX_BYTES = 64 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 1000;
@@ -161,7 +176,7 @@ export class ClientSettings {
     this.policy =
       policy instanceof RetryPolicy || typeof (policy as RetryPolicy).start === 'function'
         ? (policy as RetryPolicy)
-        : new RetryPolicy(policy as RetryPolicyConfig);
+        : policyFrom(policy as RetryPolicyConfig);
     this.oneLayer = options.oneLayer ?? true;
     this.idempotencyKeys = options.idempotencyKeys ?? false;
     this.rejectOnGiveUp = options.rejectOnGiveUp ?? false;
@@ -195,7 +210,12 @@ export class ClientSettings {
    */
   prepare(request: CallRequest, nowMs: number): PreparedCall {
     const o = request.options;
-    if (o !== undefined) checkRequestOptions(o); // NaN, strings, negatives, unknown keys: a ConfigError, at once
+    // NaN, strings, negatives, unknown keys: a ConfigError, at once. An options object reused across calls (a
+    // constant) is checked once; the policy checks the numeric traits it gets on every call anyway.
+    if (o !== undefined && !checkedOptions.has(o)) {
+      checkRequestOptions(o);
+      checkedOptions.add(o);
+    }
     const context = currentContext();
     const idempotent = o?.idempotent ?? isIdempotentMethod(request.method);
     const defaults = idempotent ? this.reads : this.writes;

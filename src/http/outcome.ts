@@ -58,13 +58,17 @@ export function errorCode(error: unknown): string | undefined {
 }
 
 /** The first error along the cause chain (or an AggregateError's members) that carries a string code. */
-function codedError(error: unknown): { code: string; message: string } | undefined {
+function codedError(error: unknown): { code: string; message: string; syscall: unknown } | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current !== null && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') {
       const message = (current as { message?: unknown }).message;
-      return { code, message: typeof message === 'string' ? message : '' };
+      return {
+        code,
+        message: typeof message === 'string' ? message : '',
+        syscall: (current as { syscall?: unknown }).syscall,
+      };
     }
     const errors = (current as { errors?: unknown }).errors;
     if (Array.isArray(errors) && errors.length > 0) {
@@ -99,7 +103,11 @@ export function outcomeOfError(error: unknown, progress: AttemptProgress): Outco
     if (RESET_CODES.has(code)) {
       // A refused stream was never processed, whatever the driver could see of the request's bytes.
       if (progress !== RESPONDING && coded.message.includes(REFUSED_STREAM)) return RESET_BEFORE_REQUEST;
-      return resetAt(progress);
+      // A reset of the connect itself (syscall 'connect') came before any request byte, whatever the driver saw.
+      // "Not yet on a connection" alone proves nothing (a dispatcher below might not report it): such a reset may
+      // have followed the request's bytes.
+      if (progress !== RESPONDING && coded.syscall === 'connect') return RESET_BEFORE_REQUEST;
+      return resetAt(progress === UNSENT ? SENT : progress);
     }
     if (CONNECT_FAILURE_CODES.has(code)) return progress === RESPONDING ? RESET_MID_RESPONSE : CONNECT_FAILURE;
     if (TIMEOUT_CODES.has(code)) return TIMEOUT;
@@ -110,7 +118,7 @@ export function outcomeOfError(error: unknown, progress: AttemptProgress): Outco
 }
 
 function resetAt(progress: AttemptProgress): Outcome {
-  return progress === UNSENT ? RESET_BEFORE_REQUEST : progress === SENT ? RESET_AFTER_REQUEST : RESET_MID_RESPONSE;
+  return progress === SENT ? RESET_AFTER_REQUEST : RESET_MID_RESPONSE;
 }
 
 /** A short label for telemetry's error.type: the error code, or the error's name. */

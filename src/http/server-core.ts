@@ -77,6 +77,8 @@ export class InboundRequest implements SeawallContext {
   constructor(
     readonly deadlineMs: number | null,
     readonly fromSeawallHop: boolean,
+    /** @internal trustDeadline trusted this caller: its trace context is continued too (OpenTelemetry). */
+    readonly trusted = true,
   ) {}
 
   /** Fires when the deadline passes or the client goes away (not when the response simply finishes). */
@@ -228,7 +230,7 @@ export class ServerGate {
       return new InboundRequest(deadlineMs, hop);
     }
     if (SEAWALL_HEADERS.some((name) => headerValue(source, name) !== undefined)) this.untrustedHeaders++;
-    return new InboundRequest(null, false);
+    return new InboundRequest(null, false, false);
   }
 
   private trusts(
@@ -248,11 +250,12 @@ export class ServerGate {
    * will be told (in the request's async scope, context current). A Refusal: answer it; the handler never runs.
    */
   admit(request: InboundRequest, resumer: Resumer): Verdict {
-    const admission = this.shedder.admit(Date.now(), request.deadlineMs, request);
+    const nowMs = Date.now();
+    const admission = this.shedder.admit(nowMs, request.deadlineMs, request);
     switch (admission.verdict) {
       case 'run':
         request.state = RUNNING;
-        this.waits.record(0);
+        this.waits.record(0, nowMs);
         return RUN;
       case 'queued':
         request.state = WAITING;
@@ -338,13 +341,14 @@ export class ServerGate {
     this.draining = true;
     try {
       for (;;) {
-        const next = this.shedder.dequeue(Date.now());
+        const nowMs = Date.now();
+        const next = this.shedder.dequeue(nowMs);
         if (next === undefined) break;
         const request = next.item;
         const resumer = request.resumer as Resumer;
         request.ticket = null;
         request.resumer = null;
-        this.waits.record(next.waitedMs);
+        this.waits.record(next.waitedMs, nowMs);
         if (next.verdict === 'drop') {
           request.state = DONE;
           resumeIn(request, resumer, DEADLINE_REFUSAL);

@@ -1,6 +1,6 @@
 // Callee-side telemetry: the queue-wait histogram behind stats(), OpenTelemetry instruments and the caller's trace.
 
-import { type HeaderSource, headerValue } from '../policy/deadline.js';
+import type { HeaderSource } from '../policy/deadline.js';
 import type { ServerGate, ServerStats } from './server-core.js';
 import { type HeaderGetter, loadOpenTelemetry, openTelemetry } from './telemetry.js';
 import { SummedSources } from './telemetry-sum.js';
@@ -47,19 +47,17 @@ export class WaitHistogram {
   /** @internal looks at the global meter provider again (an SDK registered after the gate was made) */
   watch: GlobalMeterWatch | null = null;
 
-  record(waitedMs: number): void {
+  /** `nowMs`: the clock the caller already read (admission reads it anyway), for the once-a-second provider check. */
+  record(waitedMs: number, nowMs = Date.now()): void {
     let i = 0;
     while (i < WAIT_BUCKETS_MS.length && waitedMs > (WAIT_BUCKETS_MS[i] as number)) i++;
     this.counts[i] = (this.counts[i] as number) + 1;
     this.count++;
     this.sumMs += waitedMs;
     if (waitedMs > this.maxMs) this.maxMs = waitedMs;
-    // Runs once per admitted request: all it costs is reading the clock, until a second has passed.
+    // Runs once per admitted request: all it costs is a comparison, until a second has passed.
     const watch = this.watch;
-    if (watch !== null) {
-      const nowMs = Date.now();
-      if (nowMs >= watch.nextCheckMs) watch.check(nowMs);
-    }
+    if (watch !== null && nowMs >= watch.nextCheckMs) watch.check(nowMs);
     this.sink?.record(waitedMs / 1000, this.sinkAttributes);
   }
 
@@ -293,7 +291,8 @@ const HEADER_GETTER: HeaderGetter<HeaderSource> = {
     if (typeof carrier.get === 'function') {
       return (carrier as { get(name: string): string | null | undefined }).get(key) ?? undefined;
     }
-    return (carrier as Record<string, string | string[] | undefined>)[key] ?? headerValue(carrier, key);
+    // node and Fastify lower-case header names: a direct lookup, never a scan of every key per absent field.
+    return (carrier as Record<string, string | string[] | undefined>)[key];
   },
 };
 

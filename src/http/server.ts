@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from './context.js';
-import { clientGone, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
+import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
 import {
   CLAIM_HEADER,
   type InboundRequest,
@@ -106,8 +106,10 @@ class NodeExchange implements Resumer, ExchangeEnd {
   }
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
-    if (refusal === null) this.run();
-    else writeRefusal(this.res, refusal);
+    if (refusal !== null) writeRefusal(this.res, refusal);
+    else if (connectionLost(this.req))
+      this.exchangeOver(); // nobody to run it for: release the slot at once
+    else this.run();
   }
 
   /** Runs the handler (the request's context is current). Never throws. */
@@ -115,7 +117,11 @@ class NodeExchange implements Resumer, ExchangeEnd {
     this.ran = true;
     claimServerErrors(this.res);
     try {
-      const result = this.handler(this.req, this.res);
+      // With OpenTelemetry loaded, a trusted caller's trace is continued (refusals never pay for the extraction).
+      const result =
+        openTelemetry() && this.request.trusted
+          ? runInCallerTrace(this.req.headers, () => this.handler(this.req, this.res))
+          : this.handler(this.req, this.res);
       if (result !== null && typeof result === 'object' && typeof (result as Promise<unknown>).then === 'function') {
         (result as Promise<unknown>).then(undefined, (error: unknown) => this.fail(error));
       }
@@ -157,19 +163,6 @@ class NodeExchange implements Resumer, ExchangeEnd {
 }
 
 function protect(
-  gate: ServerGate,
-  req: IncomingMessage,
-  res: ServerResponse,
-  handler: NodeHandler,
-  next: ((error?: unknown) => void) | null,
-  onError: (error: unknown, req: IncomingMessage) => void,
-): void {
-  // With OpenTelemetry loaded, admission and the handler run in the caller's trace (a queued request resumes in it).
-  if (openTelemetry()) runInCallerTrace(req.headers, () => admitAndRun(gate, req, res, handler, next, onError));
-  else admitAndRun(gate, req, res, handler, next, onError);
-}
-
-function admitAndRun(
   gate: ServerGate,
   req: IncomingMessage,
   res: ServerResponse,

@@ -16,6 +16,10 @@ interface Entry<S extends object> {
  */
 export class SummedSources<S extends object> {
   private entries: Entry<S>[] = [];
+  /** Membership in O(1) (a policy built per call must not make registration quadratic). */
+  private readonly members = new WeakSet<S>();
+  /** Entries kept at the last prune: sources collected since are dropped once the list has doubled. */
+  private prunedAt = 0;
   private readonly retired: number[];
 
   /** `monotonic[i]`: field i is a counter. */
@@ -23,19 +27,34 @@ export class SummedSources<S extends object> {
     this.retired = monotonic.map(() => 0);
   }
 
-  /** Adds a source; false if it is already there. */
+  /** Adds a source; false if it is already there. Amortized O(1). */
   add(source: S): boolean {
-    if (this.indexOf(source) >= 0) return false;
+    if (this.members.has(source)) return false;
+    this.members.add(source);
+    if (this.entries.length >= 2 * this.prunedAt + 32) this.prune();
     this.entries.push({ ref: new WeakRef(source), last: this.retired.map(() => 0) });
     return true;
   }
 
   /** Removes a source, keeping what it counted so far in the counters' totals. */
   delete(source: S): void {
-    const i = this.indexOf(source);
+    if (!this.members.has(source)) return;
+    this.members.delete(source);
+    const i = this.entries.findIndex((entry) => entry.ref.deref() === source);
     if (i < 0) return;
     this.retire(this.entries[i] as Entry<S>);
     this.entries.splice(i, 1);
+  }
+
+  /** Drops the entries of sources that were garbage-collected (their last values stay in the counters' totals). */
+  private prune(): void {
+    const live: Entry<S>[] = [];
+    for (const entry of this.entries) {
+      if (entry.ref.deref() === undefined) this.retire(entry);
+      else live.push(entry);
+    }
+    this.entries = live;
+    this.prunedAt = live.length;
   }
 
   /** Number of live sources (the ones not yet collected). */
@@ -65,9 +84,5 @@ export class SummedSources<S extends object> {
     for (let i = 0; i < this.retired.length; i++) {
       if (this.monotonic[i]) this.retired[i] = (this.retired[i] as number) + (entry.last[i] ?? 0);
     }
-  }
-
-  private indexOf(source: S): number {
-    return this.entries.findIndex((entry) => entry.ref.deref() === source);
   }
 }

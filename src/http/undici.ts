@@ -96,7 +96,9 @@ class AttemptHandler implements SocketWatcher {
     this.status = status;
     this.rawHeaders = rawHeaders;
     this.statusMessage = statusMessage ?? '';
-    if (this.call.buffer) {
+    // Only a success is buffered inside the attempt: the policy decides an error on its head, and an error body that
+    // will be discarded must not be read without bound before that (it is drained within drain's bounds instead).
+    if (this.call.buffer && status < 400) {
       this.mode = BUFFERING;
       this.chunks = [];
       return true;
@@ -331,8 +333,8 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
     attempt.chunks = undefined;
     if (attempt.mode !== PENDING) {
       attempt.mode = DONE; // a buffered body is complete already
-    } else if (this.ended) {
-      attempt.cancel(new Error('seawall: response discarded')); // the call is over: no drain, close it
+    } else if (this.ended || this.drainMaxBytes === 0) {
+      attempt.cancel(new Error('seawall: response discarded')); // the call is over, or draining is off: close it
     } else {
       this.stopDraining('seawall: drain stopped by a newer discard');
       attempt.startDrain(this.drainTimeoutMs);

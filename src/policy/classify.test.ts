@@ -35,6 +35,7 @@ describe('classifyOutcome', () => {
     ['429', status(429), unsafe, true],
     ['timeout of an idempotent request', { kind: 'timeout' } as Outcome, safe, true],
     ['timeout of a non-idempotent request', { kind: 'timeout' } as Outcome, unsafe, false],
+    ['timeout before the request was sent', { kind: 'timeout', stage: 'before-request' } as Outcome, unsafe, true],
   ])('retries %s: %s', (_name, outcome, safety, retryable) => {
     expect(classifyOutcome(outcome, seedFix, safety).retryable).toBe(retryable);
   });
@@ -152,6 +153,18 @@ describe('classifyOutcome', () => {
       expect(classifyOutcome(outcome, seedFix, safe).retryable).toBe(true);
     },
   );
+
+  it('retries a timeout before the request was sent under timeout or connect-failure, for any method', () => {
+    const unsent: Outcome = { kind: 'timeout', stage: 'before-request' };
+    expect(classifyOutcome(unsent, compile(['connect-failure']), unsafe)).toEqual({
+      retryable: true,
+      reason: 'retryable',
+      budget: 'failure',
+    });
+    expect(classifyOutcome(unsent, compile(['timeout']), unsafe).retryable).toBe(true);
+    expect(classifyOutcome(unsent, compile([503]), unsafe).retryable).toBe(false);
+    expect(classifyOutcome({ kind: 'timeout' }, compile(['connect-failure']), unsafe).retryable).toBe(false);
+  });
 
   it('retries only resets before the request under reset-before-request, and every safe reset under reset', () => {
     const before: Outcome = { kind: 'reset', stage: 'before-request' };

@@ -202,6 +202,9 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
       return RETRYABLE;
     }
     case 'timeout':
+      // A timeout before the request was sent is a connect timeout (Envoy counts those as connect-failure): safe.
+      if (outcome.stage === 'before-request')
+        return retryOn.timeout || retryOn.connectFailure ? RETRYABLE : NOT_MATCHED;
       if (!retryOn.timeout) return NOT_MATCHED;
       return safety.replaySafe ? RETRYABLE : UNSAFE;
     case 'reset':

@@ -297,9 +297,9 @@ describe('readDeadline', () => {
     });
   });
 
-  it('reports no skew when the absolute deadline was capped (its value says nothing then)', () => {
-    const read = readDeadline({ 'grpc-timeout': '1S', 'x-request-deadline': '1864486000' }, NOW);
-    expect(read).toEqual({ ok: true, atMs: NOW + 1000, capped: false, source: 'grpc-timeout' });
+  it('measures the skew on the absolute deadline as sent, even one far beyond the cap', () => {
+    const read = readDeadline({ 'grpc-timeout': '1S', 'x-request-deadline': '1764496000' }, NOW);
+    expect(read).toEqual({ ok: true, atMs: NOW + 1000, capped: false, source: 'grpc-timeout', skewMs: 9_999_000 });
   });
 
   it('caps relative timeouts at maxMs, and not one exactly at it', () => {

@@ -196,9 +196,10 @@ export function readDeadline(headers: HeaderSource, nowMs: number, maxMs?: numbe
   };
   relative(decodeGrpcTimeout(headerValue(headers, GRPC_TIMEOUT_HEADER)), GRPC_TIMEOUT_HEADER);
   relative(decodeEnvoyTimeoutMs(headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER)), ENVOY_EXPECTED_TIMEOUT_HEADER);
-  const absolute = decodeAbsoluteDeadline(headerValue(headers, ABSOLUTE_DEADLINE_HEADER), nowMs, cap);
+  // Read uncapped first: the skew is measured on what the caller sent, the cap applies to what is used.
+  const absolute = decodeAbsoluteDeadline(headerValue(headers, ABSOLUTE_DEADLINE_HEADER), nowMs, Infinity);
   if (relativeAtMs !== Number.POSITIVE_INFINITY) {
-    if (absolute.ok && !absolute.capped) {
+    if (absolute.ok) {
       return {
         ok: true,
         atMs: relativeAtMs,
@@ -209,7 +210,11 @@ export function readDeadline(headers: HeaderSource, nowMs: number, maxMs?: numbe
     }
     return { ok: true, atMs: relativeAtMs, capped: relativeCapped, source: relativeSource };
   }
-  if (absolute.ok) return { ok: true, atMs: absolute.atMs, capped: absolute.capped, source: ABSOLUTE_DEADLINE_HEADER };
+  if (absolute.ok) {
+    const latest = nowMs + cap;
+    if (absolute.atMs > latest) return { ok: true, atMs: latest, capped: true, source: ABSOLUTE_DEADLINE_HEADER };
+    return { ok: true, atMs: absolute.atMs, capped: false, source: ABSOLUTE_DEADLINE_HEADER };
+  }
   if (failure !== undefined) return failure;
   if (absolute.reason !== 'absent') return { ok: false, reason: absolute.reason, source: ABSOLUTE_DEADLINE_HEADER };
   return { ok: false, reason: 'absent' };

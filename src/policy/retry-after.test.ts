@@ -318,7 +318,10 @@ describe('parseGrpcPushback', () => {
     ['100', 100],
     ['00012', 12],
     ['2147483647', 2_147_483_647],
-  ])('retries after exactly %s ms', (text, ms) => {
+    // Surrounding blanks are the field's optional whitespace (RFC 9110 §5.6.3): the same whether one member or a list.
+    [' 5', 5],
+    ['5\t', 5],
+  ])('retries after exactly %j ms', (text, ms) => {
     expect(parseGrpcPushback(text)).toEqual({ kind: 'retry', delayMs: ms });
   });
 
@@ -336,8 +339,9 @@ describe('parseGrpcPushback', () => {
     '',
     '-',
     '+5',
-    ' 5',
-    '5 ',
+    ' ',
+    '5 5',
+    '- 5',
     '1.5',
     'abc',
     '1e3',

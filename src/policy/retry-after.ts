@@ -264,13 +264,17 @@ export function serverWait(
 
 const INT32_MAX = 2147483647;
 
-/** One pushback member (gRPC A6): a signed 32-bit decimal integer, strictly. */
+/** One pushback member (gRPC A6): a signed 32-bit decimal integer, strictly (surrounding blanks aside). */
 function readOnePushback(value: string): PushbackRead {
-  const negative = value.charCodeAt(0) === CH_MINUS;
-  const start = negative ? 1 : 0;
-  if (start === value.length) return STOP_MALFORMED;
+  let first = 0;
+  let end = value.length;
+  while (first < end && (value.charCodeAt(first) === CH_SP || value.charCodeAt(first) === CH_TAB)) first++;
+  while (end > first && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
+  const negative = value.charCodeAt(first) === CH_MINUS;
+  const start = negative ? first + 1 : first;
+  if (start === end) return STOP_MALFORMED;
   let n = 0;
-  for (let i = start; i < value.length; i++) {
+  for (let i = start; i < end; i++) {
     const c = value.charCodeAt(i);
     if (c < CH_0 || c > CH_9) return STOP_MALFORMED;
     n = n * 10 + (c - CH_0);

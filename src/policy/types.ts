@@ -30,8 +30,12 @@ export type Outcome =
    * - `mid-response`: the status and headers had arrived: as `after-request`.
    */
   | { kind: 'reset'; stage?: ResetStage | undefined }
-  /** The per-try timeout fired before a response arrived. */
-  | { kind: 'timeout' }
+  /**
+   * The per-try timeout fired before a response arrived. With stage `before-request`, the request had not been sent
+   * yet (still waiting for its connection: a hung connect or TLS handshake, or queued behind others): a replay is safe
+   * for any method, and it is retried when `retryOn` has `timeout` or `connect-failure`.
+   */
+  | { kind: 'timeout'; stage?: 'before-request' | undefined }
   /** The caller (user code, or the user who gave up) aborted the call. */
   | { kind: 'aborted' }
   /** A local limit refused to send the attempt (e.g. a breaker or a local concurrency limit). */

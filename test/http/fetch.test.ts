@@ -245,4 +245,24 @@ describe('createFetch: giving up and aborting', () => {
     controller.abort();
     await expect(reading).rejects.toThrow();
   }, 3000);
+
+  // Every call now has a deadline (15 s by default), so every attempt has its own signal: one shared caller signal
+  // must not collect a listener per handed-over response (node warns past 10: MaxListenersExceededWarning).
+  it('leaves no listener on a long-lived caller signal per response handed over', async () => {
+    server = await startServer((_req, res) => res.end('ok'));
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const shutdown = new AbortController();
+      const fetch = createFetch({ policy: quick() });
+      const kept = [];
+      for (let i = 0; i < 40; i++) kept.push(await fetch(server.origin, { signal: shutdown.signal }));
+      await delay(20);
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+      expect(kept).toHaveLength(40);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
 });

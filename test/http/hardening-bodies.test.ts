@@ -92,6 +92,18 @@ describe.each(Object.keys(drivers))('%s: the body of a retried 503', (name) => {
     expect(first.written).toBeLessThan(32 * 1024 * 1024);
   });
 
+  it('is not buffered without bound with bufferResponse either (an error is decided on its head)', async () => {
+    const floods: Flood[] = [];
+    server = await startServer((_req, res, _hit, n) => {
+      if (n === 1) flood(res, { 'retry-after-ms': '1000' }, floods);
+      else res.end('ok');
+    });
+    expect(await call({ policy: quick(), bufferResponse: true }, server.origin)).toBe(200);
+    const first = floods[0] as Flood;
+    expect((first.closedMs as number) - first.startedMs).toBeLessThan(500);
+    expect(first.written).toBeLessThan(32 * 1024 * 1024);
+  });
+
   it('is drained for at most drain.timeout when it trickles', async () => {
     const floods: Flood[] = [];
     server = await startServer((_req, res, _hit, n) => {
@@ -105,14 +117,21 @@ describe.each(Object.keys(drivers))('%s: the body of a retried 503', (name) => {
     expect((server.hits[1]?.atMs ?? 0) - (first.closedMs as number)).toBeGreaterThan(400);
   });
 
-  it('is not read at all with drain.maxBytes 0', async () => {
+  it('is not read at all with drain.maxBytes 0: its connection is closed at once', async () => {
     const floods: Flood[] = [];
     server = await startServer((_req, res, _hit, n) => {
-      if (n === 1) flood(res, { 'retry-after-ms': '800' }, floods);
-      else res.end('ok');
+      if (n > 1) return res.end('ok');
+      // A head, then a body that never starts: a drain would wait for it (here until drain.timeout, 10 s).
+      const f: Flood = { startedMs: Date.now(), written: 0, closedMs: null };
+      floods.push(f);
+      res.on('close', () => (f.closedMs = Date.now()));
+      res.writeHead(503, { 'retry-after-ms': '800', 'content-length': '1000' });
+      res.flushHeaders();
     });
-    expect(await call({ policy: quick(), drain: { maxBytes: 0 } }, server.origin)).toBe(200);
-    expect((floods[0] as Flood).written).toBeLessThan(32 * 1024 * 1024);
+    expect(await call({ policy: quick(), drain: { maxBytes: 0, timeout: '10s' } }, server.origin)).toBe(200);
+    const first = floods[0] as Flood;
+    expect(first.closedMs).not.toBeNull();
+    expect((first.closedMs as number) - first.startedMs).toBeLessThan(500);
   });
 });
 

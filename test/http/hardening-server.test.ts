@@ -32,6 +32,27 @@ describe('seawallHandler and HTTP/1.1 pipelining (item 1)', () => {
     expect((await send(port, { path: '/ok' })).body).toBe('ok');
   });
 
+  it('never starts the handler of a queued request whose connection is already gone', async () => {
+    let starts = 0;
+    let deadStarts = 0;
+    const { port, stats } = await serve(
+      (req) => {
+        starts++;
+        if (req.socket.destroyed) deadStarts++;
+      },
+      { workers: 2, queueLimit: 16, meter: false },
+    );
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([0, 1, 2, 3].map(() => pipelined(port, ['/hold', '/hold'], 10)));
+      await waitFor(() => stats().running === 0 && stats().queued === 0, 3000, 'every slot released');
+    }
+    const s = stats();
+    expectBalanced(s);
+    expect(deadStarts).toBe(0);
+    expect(starts).toBe(s.started);
+    expect(s.cancelled).toBeGreaterThan(0); // queued requests of dead connections left the queue, not a worker
+  });
+
   it('still answers every request of a healthy pipeline, in order', async () => {
     const { port, stats } = await serve((req, res) => res.end(req.url), { workers: 1, queueLimit: 8, meter: false });
     const received = await pipelined(port, ['/a', '/b', '/c'], 200);

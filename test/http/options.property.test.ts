@@ -149,6 +149,18 @@ describe('driver validators on hostile input (10,000 cases each)', () => {
         const issues = requestOptionIssues(input);
         isBoundedIssueList(issues);
         for (const issue of issues) expect(issue.path.startsWith('seawall')).toBe(true);
+        // An oracle for two keys: a validator that accepts everything fails here.
+        const o = (typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}) as Record<
+          string,
+          unknown
+        >;
+        const attempts = o.maxAttempts;
+        const badAttempts =
+          attempts !== undefined &&
+          !(Number.isInteger(attempts) && (attempts as number) >= 1 && (attempts as number) <= 100);
+        expect(issues.some((i) => i.path === 'seawall.maxAttempts')).toBe(badAttempts);
+        const badPropagate = o.propagate !== undefined && typeof o.propagate !== 'boolean';
+        expect(issues.some((i) => i.path === 'seawall.propagate')).toBe(badPropagate);
       }),
       RUNS,
     );
@@ -162,6 +174,11 @@ describe('driver validators on hostile input (10,000 cases each)', () => {
         isBoundedIssueList(issues);
         const policy = (input as { policy?: unknown } | null)?.policy;
         if (policy === undefined || policy === null) expect(issues.length).toBeGreaterThan(0);
+        const oneLayer = (input as { oneLayer?: unknown } | null)?.oneLayer;
+        const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+        expect(issues.some((i) => i.path === 'oneLayer')).toBe(
+          isObject && oneLayer !== undefined && typeof oneLayer !== 'boolean',
+        );
       }),
       RUNS,
     );

@@ -5,7 +5,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFetch, loadOpenTelemetry } from '../../src/http/index.js';
+import { createFetch, loadOpenTelemetry, seawallHandler } from '../../src/http/index.js';
 import { runInCallerTrace } from '../../src/http/server-telemetry.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { sdkMetrics, sdkTracing } from './otel-sdk.js';
@@ -107,5 +107,42 @@ describe('inbound: runInCallerTrace', () => {
     expect(backend.hits[0]?.headers.traceparent).toBe(
       `00-${outer?.spanContext().traceId}-${inner?.spanContext().spanId}-01`,
     );
+  });
+});
+
+describe('inbound through the middleware: the caller trace is continued for trusted callers only', () => {
+  async function serveWith(trustDeadline: boolean) {
+    const seen: Array<string | undefined> = [];
+    const server = createServer(
+      seawallHandler(
+        (_req, res) => {
+          seen.push(trace.getSpanContext(context.active())?.traceId);
+          res.end('ok');
+        },
+        { meter: false, trustDeadline },
+      ),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return { port: (server.address() as AddressInfo).port, seen };
+  }
+
+  async function get(port: number): Promise<void> {
+    await (await fetch(`http://127.0.0.1:${port}/`, { headers: { traceparent: TRACEPARENT } })).text();
+  }
+
+  it("runs seawallHandler's handler in the trusted caller's trace", async () => {
+    await loadOpenTelemetry();
+    const { port, seen } = await serveWith(true);
+    await get(port);
+    expect(seen).toEqual([TRACE_ID]);
+  });
+
+  // With trustDeadline: false (a public edge) a stranger must not pick the trace: it would set sampling and ids.
+  it('ignores the trace context of a caller trustDeadline does not trust', async () => {
+    await loadOpenTelemetry();
+    const { port, seen } = await serveWith(false);
+    await get(port);
+    expect(seen).toEqual([undefined]);
   });
 });

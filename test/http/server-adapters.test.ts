@@ -25,6 +25,8 @@ interface Probe {
   holds: (() => void)[];
   aborts: string[];
   calls: string[];
+  /** Routes that started for a request whose connection was already closed. */
+  deadStarts: number;
 }
 
 async function ctxBody(): Promise<string> {
@@ -60,6 +62,7 @@ const frameworks: Record<string, Framework> = {
     app.use(express.json());
     app.use((req, _res, next) => {
       probe.calls.push(req.path);
+      if (req.socket.destroyed) probe.deadStarts++;
       next();
     });
     app.get('/ctx', async (_req, res) => {
@@ -86,6 +89,7 @@ const frameworks: Record<string, Framework> = {
     await app.register(seawallFastify, options);
     app.addHook('preHandler', async (req) => {
       probe.calls.push(req.url);
+      if (req.raw.socket.destroyed) probe.deadStarts++;
     });
     app.get('/ctx', async (_req, reply) => reply.type('application/json').send(await ctxBody()));
     app.post('/ctx', async (req, reply) =>
@@ -111,6 +115,7 @@ const frameworks: Record<string, Framework> = {
     app.use(middleware);
     app.use(async (c, next) => {
       probe.calls.push(c.req.path);
+      if ((c.env as { incoming?: http.IncomingMessage }).incoming?.socket.destroyed) probe.deadStarts++;
       await next();
     });
     app.get('/ctx', async (c) => c.body(await ctxBody(), 200, { 'content-type': 'application/json' }));
@@ -138,7 +143,7 @@ afterEach(async () => {
 
 describe.each(Object.keys(frameworks))('%s adapter', (name) => {
   async function start(options: Partial<ShedOptions> = {}) {
-    const probe: Probe = { holds: [], aborts: [], calls: [] };
+    const probe: Probe = { holds: [], aborts: [], calls: [], deadStarts: 0 };
     const started = await (frameworks[name] as Framework)({ workers: 1, meter: false, ...options }, probe);
     closers.push(started.close);
     return { ...started, probe };
@@ -231,6 +236,7 @@ describe.each(Object.keys(frameworks))('%s adapter', (name) => {
     expectBalanced(stats());
     expect((await send(port, { path: '/ctx' })).status).toBe(200);
     expect(probe.holds.length).toBeGreaterThanOrEqual(4);
+    expect(probe.deadStarts).toBe(0); // a queued request of a dead connection never reaches its route
   });
 
   it('claims a 500 from a failing route and releases its slot', async () => {

@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from '../context.js';
-import { clientGone, type ExchangeEnd, unwatchExchange, watchExchange } from '../exchange-end.js';
+import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
 import {
   CLAIM_HEADER,
@@ -62,6 +62,19 @@ function sendRefusal(reply: FastifyReply, refusal: Refusal): void {
   reply.send();
 }
 
+/**
+ * Lets Fastify run the rest of the request's lifecycle (body parsing, the route); with OpenTelemetry loaded, in a
+ * trusted caller's trace (refusals never pay for the extraction).
+ */
+function continueLifecycle(
+  inbound: InboundRequest,
+  headers: FastifyRequest['headers'],
+  done: (error?: Error) => void,
+): void {
+  if (openTelemetry() && inbound.trusted) runInCallerTrace(headers, () => done());
+  else done();
+}
+
 class FastifyExchange implements Resumer, ExchangeEnd {
   request!: InboundRequest;
   private over = false;
@@ -69,6 +82,7 @@ class FastifyExchange implements Resumer, ExchangeEnd {
   constructor(
     private readonly gate: ServerGate,
     private readonly req: IncomingMessage,
+    private readonly headers: FastifyRequest['headers'],
     private readonly reply: FastifyReply,
     private readonly done: (error?: Error) => void,
   ) {}
@@ -82,8 +96,10 @@ class FastifyExchange implements Resumer, ExchangeEnd {
   }
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
-    if (refusal === null) this.done();
-    else sendRefusal(this.reply, refusal);
+    if (refusal !== null) sendRefusal(this.reply, refusal);
+    else if (connectionLost(this.req))
+      this.exchangeOver(); // nobody to run it for: release the slot at once
+    else continueLifecycle(this.request, this.headers, this.done);
   }
 }
 
@@ -101,25 +117,20 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     return;
   }
   instance.decorate('seawall', { gate, stats: () => gate.stats(), update: (o) => gate.update(o) } as SeawallControls);
-  const admitAndRun: OnRequestHook = (request, reply, hookDone) => {
-    const exchange = new FastifyExchange(gate, request.raw, reply, hookDone);
+  const onRequest: OnRequestHook = (request, reply, hookDone) => {
+    const exchange = new FastifyExchange(gate, request.raw, request.headers, reply, hookDone);
     const inbound = gate.arrive(request.headers, request.raw.socket, true);
     exchange.request = inbound;
     const verdict = gate.admit(inbound, exchange);
     if (verdict === RUN) {
       watchExchange(request.raw, reply.raw, exchange);
       // The rest of the lifecycle (body parsing keeps the async scope) runs with the request's context.
-      runWithContext(inbound, () => hookDone());
+      runWithContext(inbound, () => continueLifecycle(inbound, request.headers, hookDone));
     } else if (verdict === QUEUED) {
       watchExchange(request.raw, reply.raw, exchange);
     } else {
       sendRefusal(reply, verdict);
     }
-  };
-  // With OpenTelemetry loaded, admission and the rest of the lifecycle run in the caller's trace.
-  const onRequest: OnRequestHook = (request, reply, hookDone) => {
-    if (openTelemetry()) runInCallerTrace(request.headers, () => admitAndRun(request, reply, hookDone));
-    else admitAndRun(request, reply, hookDone);
   };
   instance.addHook('onRequest', onRequest);
   // A 5xx from the handler or Fastify's error handler is the service's own: claim it unless the handler said otherwise.

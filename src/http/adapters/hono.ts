@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from '../context.js';
-import { type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
+import { connectionLost, type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
 import {
   CLAIM_HEADER,
@@ -82,13 +82,8 @@ function claim(c: Context): void {
  */
 export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
   const gate = new ServerGate(options);
-  const middleware = (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
-    // With OpenTelemetry loaded, admission and the handler run in the caller's trace.
+  const middleware = async (context: unknown, next: () => Promise<void>): Promise<Response | undefined> => {
     const c = context as Context;
-    if (openTelemetry()) return runInCallerTrace(c.req.raw.headers, () => guarded(c, next));
-    return guarded(c, next);
-  };
-  const guarded = async (c: Context, next: () => Promise<void>): Promise<Response | undefined> => {
     const raw = c.req.raw;
     const inbound = gate.arrive(raw.headers, remoteAddressOf(c));
     const waiter = new Waiter();
@@ -109,10 +104,16 @@ export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
     try {
       if (verdict === QUEUED) {
         const outcome = await waiter.promise;
-        if (outcome === GONE) return new Response(null, { status: 499 }); // nobody reads it
-        if (outcome !== null) return refusalResponse(outcome);
+        if (outcome !== null && outcome !== GONE) return refusalResponse(outcome);
+        // Gone while it waited, or while the promise settled (its slot may already be released): nobody reads it.
+        if (outcome === GONE || inbound.done || (node !== undefined && connectionLost(node.incoming))) {
+          gate.end(inbound, true);
+          return new Response(null, { status: 499 });
+        }
       }
-      await runWithContext(inbound, () => next());
+      // With OpenTelemetry loaded, a trusted caller's trace is continued (refusals never pay for the extraction).
+      const traced = openTelemetry() && inbound.trusted;
+      await runWithContext(inbound, () => (traced ? runInCallerTrace(raw.headers, next) : next()));
       if (c.res.status >= 500) gate.countHandler5xx();
       claim(c);
       return undefined;
