@@ -252,8 +252,8 @@ async function hungHandshake(): Promise<void> {
       `hung TLS handshake, POST, per-try timeout 200 ms, ${withConnector ? 'seawallConnector' : "undici's connector (connect timeout 3 s)"}`,
       `${error.attempts} attempts, ${error.reason}, call ended after ${endedMs} ms; sockets closed ${closes.map((t) => t - started).join(' / ')} ms after the start`,
       withConnector
-        ? 'a connect failure; each abandoned socket closed at once'
-        : 'a connect failure; sockets wait for undici',
+        ? 'never sent, so retried; each abandoned socket closed at once'
+        : 'never sent, so retried; sockets wait for undici',
     ]);
     await agent.destroy();
     server.close();

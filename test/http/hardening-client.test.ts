@@ -157,32 +157,32 @@ describe.each(Object.keys(drivers))(
     });
 
     it('retries a POST whose connection is reset while it is being set up (the request was never written)', async () => {
-    let connections = 0;
-    const server = net.createServer((socket) => {
-      connections++;
-      socket.on('error', () => {});
-      if (connections <= 2) socket.resetAndDestroy(); // before reading a byte
-    });
-    let served = 0;
-    server.on('connection', (socket) => {
-      if (connections > 2) {
-        socket.on('data', () => {
-          served++;
-          socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
-        });
+      let connections = 0;
+      const server = net.createServer((socket) => {
+        connections++;
+        socket.on('error', () => {});
+        if (connections <= 2) socket.resetAndDestroy(); // before reading a byte
+      });
+      let served = 0;
+      server.on('connection', (socket) => {
+        if (connections > 2) {
+          socket.on('data', () => {
+            served++;
+            socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+          });
+        }
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        expect(await call({ policy: quick() }, `http://127.0.0.1:${port}/`, { method: 'POST', body: 'pay' })).toBe(200);
+        expect(served).toBe(1);
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
       }
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (server.address() as AddressInfo).port;
-      expect(await call({ policy: quick() }, `http://127.0.0.1:${port}/`, { method: 'POST', body: 'pay' })).toBe(200);
-      expect(served).toBe(1);
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  });
 
-  it('retries a POST whose connection was refused (the server never saw it)', async () => {
+    it('retries a POST whose connection was refused (the server never saw it)', async () => {
       const port = await closedPort();
       const policy = quick();
       const error = await rejection(call({ policy }, `http://127.0.0.1:${port}`, { method: 'POST', body: 'pay' }));
@@ -257,7 +257,9 @@ describe('bad options fail loudly, at once (item 8)', () => {
     const server = await serve((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end());
     const fetch = createFetch({ policy: { maxAttempts: 2, backoff: 'none', budget: false } });
     expect((await fetch(server.origin)).status).toBe(200);
-    expect(() => createFetch({ policy: { maxAttempts: Number.NaN } })).toThrow('policy.maxAttempts: must be an integer');
+    expect(() => createFetch({ policy: { maxAttempts: Number.NaN } })).toThrow(
+      'policy.maxAttempts: must be an integer',
+    );
     expect(() => createFetch({ policy: { maxAtempts: 2 } as never })).toThrow(
       'policy.maxAtempts: unknown key; did you mean maxAttempts?',
     );
