@@ -7,13 +7,9 @@ import { ConfigError, type ConfigIssue } from './config-error.js';
 import { ABSOLUTE_DEADLINE_HEADER, encodeAbsoluteDeadline, encodeGrpcTimeout } from './deadline.js';
 import { createRandom, type Random } from './random.js';
 import { parseGrpcPushback, serverWait } from './retry-after.js';
-import {
-  MAX_ATTEMPTS_LIMIT,
-  type ResolvedRetryConfig,
-  type RetryPolicyConfig,
-  resolveRetryConfig,
-} from './retry-config.js';
+import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
 import { RetryCounters, type RetryStats } from './retry-stats.js';
+import { checkTraits } from './traits.js';
 import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
 /** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
@@ -175,33 +171,6 @@ export class RetryPolicy {
   /** @internal one uniform draw for jitter */
   draw(): number {
     return this.random.next();
-  }
-}
-
-function traitIssue(path: string, message: string): never {
-  throw new ConfigError([{ path, message }]);
-}
-
-/** Per-call traits can lower limits, never break them: NaN, strings and negatives are refused, naming the trait. */
-function checkTraits(traits: RequestTraits): void {
-  const { maxAttempts, deadlineMs, inheritedDeadlineMs, perTryTimeoutMs } = traits;
-  if (
-    maxAttempts !== undefined &&
-    !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= MAX_ATTEMPTS_LIMIT)
-  ) {
-    traitIssue('maxAttempts', `must be an integer from 1 to ${MAX_ATTEMPTS_LIMIT}, got ${String(maxAttempts)}`);
-  }
-  if (deadlineMs !== undefined && deadlineMs !== null && !Number.isFinite(deadlineMs)) {
-    traitIssue('deadlineMs', `must be a finite number of epoch ms (or null), got ${String(deadlineMs)}`);
-  }
-  if (inheritedDeadlineMs !== undefined && inheritedDeadlineMs !== null && !Number.isFinite(inheritedDeadlineMs)) {
-    traitIssue(
-      'inheritedDeadlineMs',
-      `must be a finite number of epoch ms (or null), got ${String(inheritedDeadlineMs)}`,
-    );
-  }
-  if (perTryTimeoutMs !== undefined && !(typeof perTryTimeoutMs === 'number' && perTryTimeoutMs > 0)) {
-    traitIssue('perTryTimeoutMs', `must be a number of ms > 0, got ${String(perTryTimeoutMs)}`);
   }
 }
 
