@@ -94,8 +94,94 @@ const REASONS: [string, string, string][] = [
   ],
   [
     'retry.ts',
-    "config.honorRetryAfter && outcome.kind === 'response' && outcome.retryAfter != null",
-    'parsing an absent Retry-After returns not-ok, which changes nothing',
+    "outcome.kind === 'response' &&",
+    'a non-response outcome carries no hints: reading them gives not-ok, which changes nothing',
+  ],
+  [
+    'retry.ts',
+    '(outcome.retryAfter != null || outcome.retryAfterMs != null)',
+    'reading absent hints returns not-ok, which changes nothing: the test only skips the call',
+  ],
+  [
+    'retry.ts',
+    '} else if (upstream !== this.recentUpstream) {',
+    'a shortcut: re-inserting the most recently used key (already last in the Map) leaves the order as it is',
+  ],
+  [
+    'retry-after.ts',
+    'if (value === null || value === undefined) return',
+    'a fast path: headerMembers(null / undefined) is empty, which yields the same absent answer',
+  ],
+  [
+    'retry-after.ts',
+    "value.indexOf(',') < 0",
+    'a fast path for one member: the list path reads a single member the same way (a string never holds a line that is not a string)',
+  ],
+  [
+    'retry-after.ts',
+    'if (read > best) best = read;',
+    'when a member equals the best so far, taking it changes nothing',
+  ],
+  [
+    'retry-after.ts',
+    '} else if (failure === ABSENT) {',
+    'in retry-after-ms every failure is "malformed", so which one is kept changes nothing',
+  ],
+  [
+    'retry-after.ts',
+    'while (first < end &&',
+    'the trim loop reads `charCodeAt` past the end, which is NaN, never a space or tab, so the extra iteration never happens',
+  ],
+  [
+    'retry-after.ts',
+    'while (end > first &&',
+    'same as the loop above, at the other end; a mutated first comparison still leaves the second one to trim',
+  ],
+  [
+    'retry-after.ts',
+    "return delayMs < 0 ? 'malformed' : delayMs;",
+    'the failure strings are only compared with "negative": any other string reads as malformed too',
+  ],
+  [
+    'retry-after.ts',
+    "return parseSeconds(value, start + 1, end) >= 0 ? 'negative' : 'malformed';",
+    'emptying "malformed" changes nothing (only "negative" is tested for); emptying "negative" is killed',
+  ],
+  [
+    'retry-after.ts',
+    "if (atMs === undefined) return 'malformed';",
+    'any string other than "negative" reads as malformed',
+  ],
+  [
+    'retry-after.ts',
+    'const atMs = parseHttpDate(value.slice(start, end), nowMs);',
+    'the value was trimmed of blanks and no HTTP-date begins or ends with one, so the untrimmed string parses the same',
+  ],
+  [
+    'retry-after.ts',
+    'const refines = fine.delayMs <= coarse.delayMs && fine.delayMs > coarse.delayMs - 1000;',
+    'when the fine value is not below the coarse one, "the longer of the two" is the fine value anyway',
+  ],
+  [
+    'retry-after.ts',
+    'if (members.length === 0) return PUSHBACK_ABSENT;',
+    'with no member the loop keeps the initial "absent"',
+  ],
+  [
+    'retry-after.ts',
+    "if (best.kind !== 'retry' || (read.kind === 'retry' && read.delayMs > best.delayMs)) best = read;",
+    'a member that reaches this line is a retry (a stop returned already), and an equal delay changes nothing',
+  ],
+  ['deadline.ts', 'let relativeCapped = false;', 'read only after a relative deadline was found, which always sets it'],
+  [
+    'config-error.ts',
+    "if (key.length > 64) return '';",
+    'a cost bound: a key that long is never within three edits of a known one, so the suggestion is empty either way',
+  ],
+  [
+    'config-error.ts',
+    "let best = '';",
+    'read only when a candidate was within the allowed distance, which always sets it',
   ],
   [
     'retry.ts',

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileRetryConditions } from './classify.js';
 import { ConfigError, didYouMean } from './config-error.js';
+import { readDeadline } from './deadline.js';
 import { CLAIM_HEADER, DEADLINE_REFUSAL, PUSHBACK_HEADER, queueFullRefusal, responseOutcome } from './hop.js';
 import { createRandom } from './random.js';
 import { type AttemptPlan, MAX_TRACKED_UPSTREAMS, RetryPolicy } from './retry.js';
@@ -170,5 +171,48 @@ describe('config validation edges', () => {
     expect(didYouMean('x', ['y'])).toBe('; did you mean y?');
     expect(didYouMean('mxAtempts', ['maxAttempts'])).toBe('; did you mean maxAttempts?');
     expect(didYouMean('zzzzzz', ['maxAttempts'])).toBe('');
+  });
+});
+
+describe('more edges found by mutation testing', () => {
+  const T0 = 1_764_486_000_000;
+
+  it('caps an absolute deadline used alone at now + maxMs, and not one exactly at it', () => {
+    expect(readDeadline({ 'x-request-deadline': '1764486400' }, T0)).toEqual({
+      ok: true,
+      atMs: T0 + 300_000,
+      capped: true,
+      source: 'x-request-deadline',
+    });
+    expect(readDeadline({ 'x-request-deadline': '1764486300' }, T0)).toEqual({
+      ok: true,
+      atMs: T0 + 300_000,
+      capped: false,
+      source: 'x-request-deadline',
+    });
+  });
+
+  it('reports the first failure of a relative header even when a later one fails for a non-finite now', () => {
+    expect(readDeadline({ 'grpc-timeout': 'junk', 'x-envoy-expected-rq-timeout-ms': '5' }, Number.NaN)).toEqual({
+      ok: false,
+      reason: 'malformed',
+      source: 'grpc-timeout',
+    });
+  });
+
+  it('accepts a tracking limit of 2 upstreams', () => {
+    const policy = new RetryPolicy({}, { maxUpstreams: 2 });
+    const a = policy.budgetFor('a');
+    policy.budgetFor('b');
+    expect(policy.budgetFor('a')).toBe(a);
+  });
+
+  it('refuses a per-try cap given as a string', () => {
+    expect(() => new RetryPolicy({}).start(0, { perTryTimeoutMs: '5' as unknown as number })).toThrow(ConfigError);
+  });
+
+  it('trims a trailing space or tab of a pushback', () => {
+    expect(parseGrpcPushback('5 ')).toEqual({ kind: 'retry', delayMs: 5 });
+    expect(parseGrpcPushback(' -1\t')).toEqual({ kind: 'stop', reason: 'negative' });
   });
 });
