@@ -154,11 +154,6 @@ const REASONS: [string, string, string][] = [
   ],
   [
     'retry-after.ts',
-    'const atMs = parseHttpDate(value.slice(start, end), nowMs);',
-    'the value was trimmed of blanks and no HTTP-date begins or ends with one, so the untrimmed string parses the same',
-  ],
-  [
-    'retry-after.ts',
     'const refines = fine.delayMs <= coarse.delayMs && fine.delayMs > coarse.delayMs - 1000;',
     'when the fine value is not below the coarse one, "the longer of the two" is the fine value anyway',
   ],
@@ -176,7 +171,7 @@ const REASONS: [string, string, string][] = [
   [
     'config-error.ts',
     "if (key.length > 64) return '';",
-    'a cost bound: a key that long is never within three edits of a known one, so the suggestion is empty either way',
+    'a cost bound: a key that long is never within three edits of a known one, so the suggestion is empty either way (the empty answer itself is tested)',
   ],
   [
     'config-error.ts',

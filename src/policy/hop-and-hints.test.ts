@@ -171,6 +171,7 @@ describe('config validation edges', () => {
     expect(didYouMean('x', ['y'])).toBe('; did you mean y?');
     expect(didYouMean('mxAtempts', ['maxAttempts'])).toBe('; did you mean maxAttempts?');
     expect(didYouMean('zzzzzz', ['maxAttempts'])).toBe('');
+    expect(didYouMean('m'.repeat(65), ['mmm'])).toBe(''); // long keys are not compared at all
   });
 });
 
@@ -209,6 +210,14 @@ describe('more edges found by mutation testing', () => {
 
   it('refuses a per-try cap given as a string', () => {
     expect(() => new RetryPolicy({}).start(0, { perTryTimeoutMs: '5' as unknown as number })).toThrow(ConfigError);
+  });
+
+  it('reads an HTTP-date with blanks around it (a list member, or a lone value)', () => {
+    expect(parseRetryAfter(' Sun, 06 Nov 1994 08:49:37 GMT\t', NOW)).toEqual({
+      ok: true,
+      delayMs: 7000,
+      capped: false,
+    });
   });
 
   it('trims a trailing space or tab of a pushback', () => {
