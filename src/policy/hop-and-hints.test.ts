@@ -220,6 +220,15 @@ describe('more edges found by mutation testing', () => {
     });
   });
 
+  it('reads a lone asctime date (no comma: the one-member path) with blanks around it', () => {
+    expect(parseRetryAfter(' Sun Nov  6 08:49:37 1994\t', NOW)).toEqual({ ok: true, delayMs: 7000, capped: false });
+  });
+
+  it('reads every fraction digit of retry-after-ms, 9 included', () => {
+    expect(parseRetryAfterMs('1.9')).toEqual({ ok: true, delayMs: 2, capped: false });
+    expect(parseRetryAfterMs('0.09')).toEqual({ ok: true, delayMs: 1, capped: false });
+  });
+
   it('trims a trailing space or tab of a pushback', () => {
     expect(parseGrpcPushback('5 ')).toEqual({ kind: 'retry', delayMs: 5 });
     expect(parseGrpcPushback(' -1\t')).toEqual({ kind: 'stop', reason: 'negative' });
