@@ -141,7 +141,8 @@ class AttemptHandler implements SocketWatcher {
     if (mode === COMMITTED) this.call.sink.error(error);
     else if (mode === PENDING || mode === BUFFERING) {
       this.chunks = undefined;
-      // Before onConnect the request was on no connection: provably not written, so a reset then is safe to replay.
+      // Before onConnect the request was on no connection; outcomeOfError still wants the connect itself to have failed
+      // (syscall) before it calls a reset safe to replay: a dispatcher below might not report onConnect.
       const progress = mode === BUFFERING ? RESPONDING : this.connected ? SENT : UNSENT;
       this.call.runner.settle(this.attempt, outcomeOfError(error, progress), undefined, error);
     }
