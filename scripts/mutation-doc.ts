@@ -38,13 +38,8 @@ const REASONS: [string, string, string][] = [
   ],
   [
     'classify.ts',
-    "case '",
-    'the switch is a fast path in front of the Set lookup that gives the same answer for every method: removing or changing a case only sends that method down the slow path',
-  ],
-  [
-    'classify.ts',
-    'const IDEMPOTENT_METHODS = new Set',
-    'GET, HEAD, PUT and DELETE never reach the Set (the fast path answers them first), so emptying their names in it changes nothing',
+    "case 'P",
+    'the POST and PATCH cases are a fast path: without them the default branch reads the name once more in upper case, finds it unchanged and answers false too',
   ],
   [
     'retry-after.ts',

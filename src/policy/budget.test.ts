@@ -193,13 +193,16 @@ describe('TokenBucket', () => {
       fc.constant<'S' | 'F'>('F'),
       fc.record({ maxTokens: fc.integer({ min: 1, max: 1_000_000 }), tokenRatio: fc.integer({ min: 1, max: 5000 }) }),
     );
+    let throttledRuns = 0;
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 1_000_000 }),
+        // Mostly buckets small enough for 200 events to drain below half (a 1,000-token one never gets there).
+        fc.oneof(fc.integer({ min: 1, max: 40_000 }), fc.integer({ min: 1, max: 1_000_000 })),
         fc.integer({ min: 1, max: 5000 }),
-        fc.array(event, { maxLength: 200 }),
+        fc.array(event, { maxLength: 200, size: 'max' }),
         (maxMilli, ratioMilli, events) => {
           const bucket = new TokenBucket({ maxTokens: maxMilli / 1000, tokenRatio: ratioMilli / 1000 });
+          let throttled = false;
           for (const e of events) {
             if (e === 'S') bucket.onSuccess();
             else if (e === 'F') bucket.onFailure();
@@ -208,10 +211,15 @@ describe('TokenBucket', () => {
             expect(bucket.tokens).toBeLessThanOrEqual(bucket.maxTokens);
             expect(Math.abs(bucket.tokens * 1000 - Math.round(bucket.tokens * 1000))).toBeLessThan(1e-6);
             expect(bucket.allowRetry()).toBe(bucket.tokens > bucket.maxTokens / 2);
+            if (!bucket.allowRetry()) throttled = true;
           }
+          if (throttled) throttledRuns++;
         },
       ),
+      { numRuns: 500 },
     );
+    // The threshold is exercised on both sides, not only on a bucket that never drains.
+    expect(throttledRuns).toBeGreaterThan(50); // 128-143 of 500 measured
   });
 });
 

@@ -267,6 +267,11 @@ describe('isIdempotentMethod', () => {
     ['POST', false],
     ['PATCH', false],
     ['CONNECT', false],
+    ['Delete', true],
+    ['trace', true],
+    ['post', false],
+    ['BREW', false],
+    ['', false],
   ])('%s -> %s (RFC 9110 §9.2.2)', (method, expected) => {
     expect(isIdempotentMethod(method)).toBe(expected);
   });

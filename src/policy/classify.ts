@@ -50,22 +50,24 @@ export interface RetryOnSet {
   readonly conditions: readonly RetryCondition[];
 }
 
-const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
-
-/** RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent. */
+/** RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent (method names in any case). */
 export function isIdempotentMethod(method: string): boolean {
-  // Fast path for the usual upper-case spellings: this runs once per call, and toUpperCase allocates.
   switch (method) {
     case 'GET':
     case 'HEAD':
     case 'PUT':
     case 'DELETE':
+    case 'OPTIONS':
+    case 'TRACE':
       return true;
     case 'POST':
     case 'PATCH':
-      return false;
-    default:
-      return IDEMPOTENT_METHODS.has(method.toUpperCase());
+      return false; // the usual non-idempotent spellings answer without the allocation of toUpperCase()
+    default: {
+      // Only the upper-case spelling is listed: read another spelling once more in upper case.
+      const upper = method.toUpperCase();
+      return upper !== method && isIdempotentMethod(upper);
+    }
   }
 }
 

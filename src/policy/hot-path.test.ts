@@ -1,6 +1,8 @@
 // Tests for the allocation-free twins (LoadShedder offer/take/cancelQueued, RetryCall beginAttemptMs/onOutcomeMs) and SlotQueue.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type ModelOutcome, RetryModel, type RetryModelConfig } from '../../test/models/retry-model.js';
+import { ShedModel } from '../../test/models/shed-model.js';
 import { createRandom } from './random.js';
 import { RetryPolicy } from './retry.js';
 import type { RetryPolicyConfig } from './retry-config.js';
@@ -14,7 +16,6 @@ import {
   type QueueTicket,
 } from './shed.js';
 import { SlotQueue } from './slot-queue.js';
-import type { Outcome } from './types.js';
 
 const VERDICT = { [OFFER_RUN]: 'run', [OFFER_QUEUED]: 'queued', [OFFER_REJECT]: 'reject', [OFFER_DROP]: 'drop' };
 
@@ -40,7 +41,7 @@ const shedOp: fc.Arbitrary<ShedOp> = fc.oneof(
 );
 
 describe('LoadShedder allocation-free twins', () => {
-  it('offer/take/cancelQueued make exactly the decisions of admit/dequeue/cancel', () => {
+  it('offer/take/cancelQueued make the decisions of a plain model, and admit/dequeue/cancel the same ones', () => {
     const config = fc.record({
       workers: fc.integer({ min: 1, max: 4 }),
       queueLimit: fc.oneof(fc.integer({ min: 0, max: 6 }), fc.constant(Infinity)),
@@ -48,11 +49,14 @@ describe('LoadShedder allocation-free twins', () => {
       discipline: fc.constantFrom('fifo' as const, 'adaptive-lifo' as const),
       lifoAfter: fc.integer({ min: 0, max: 20 }),
     });
+    const reached = { reject: 0, dropAtDequeue: 0, cancelled: 0 };
     fc.assert(
-      fc.property(config, fc.array(shedOp, { maxLength: 150 }), (cfg, ops) => {
+      fc.property(config, fc.array(shedOp, { maxLength: 150, size: 'max' }), (cfg, ops) => {
         const plain = new LoadShedder<number>(cfg);
         const fast = new LoadShedder<number>(cfg);
+        const model = new ShedModel(fast.config);
         const tickets: { id: number; ticket: QueueTicket<number>; slot: number }[] = [];
+        const counts = { offered: 0, shed: 0, droppedOnArrival: 0, dropped: 0, cancelled: 0, started: 0 };
         let nowMs = 0;
         let nextId = 0;
         for (const op of ops) {
@@ -60,37 +64,47 @@ describe('LoadShedder allocation-free twins', () => {
             case 'admit': {
               const id = nextId++;
               const deadline = op.deadlineInMs === null ? null : nowMs + op.deadlineInMs;
-              const a: Admission<number> = plain.admit(nowMs, deadline, id);
+              const expected = model.admit(nowMs, deadline, id);
               const code = fast.offer(nowMs, deadline, id);
-              expect(VERDICT[code]).toBe(a.verdict);
+              const a: Admission<number> = plain.admit(nowMs, deadline, id);
+              expect([VERDICT[code], a.verdict]).toEqual([expected, expected]);
+              counts.offered++;
+              if (expected === 'reject') counts.shed++;
+              if (expected === 'drop') counts.droppedOnArrival++;
+              if (expected === 'run') counts.started++;
               if (a.verdict === 'queued') tickets.push({ id, ticket: a.ticket, slot: fast.lastSlot });
               if (a.verdict === 'reject') expect(fast.rejected).toEqual(a);
               break;
             }
             case 'dequeue': {
-              const a = plain.dequeue(nowMs);
+              const expected = model.dequeue(nowMs);
               const item = fast.take(nowMs);
-              if (a === undefined) {
-                expect(item).toBeUndefined();
-                expect(fast.lastWaitedMs).toBe(-1);
+              const a = plain.dequeue(nowMs);
+              if (expected === undefined) {
+                expect([item, fast.lastWaitedMs, a]).toEqual([undefined, -1, undefined]);
               } else {
-                expect([item, fast.lastDropped ? 'drop' : 'run', fast.lastWaitedMs]).toEqual([
-                  a.item,
-                  a.verdict,
-                  a.waitedMs,
-                ]);
+                const want = [expected.item, expected.verdict, expected.waitedMs];
+                expect([item, fast.lastDropped ? 'drop' : 'run', fast.lastWaitedMs]).toEqual(want);
+                expect([a?.item, a?.verdict, a?.waitedMs]).toEqual(want);
+                if (expected.verdict === 'drop') counts.dropped++;
+                else counts.started++;
               }
               break;
             }
             case 'finish':
-              if (plain.running > 0) {
+              if (model.running > 0) {
+                model.running--;
                 plain.onFinish();
                 fast.onFinish();
               }
               break;
             case 'cancel': {
               const t = tickets[op.pick % Math.max(1, tickets.length)];
-              if (t !== undefined) expect(fast.cancelQueued(t.slot, t.id)).toBe(plain.cancel(t.ticket));
+              if (t !== undefined) {
+                const waiting = model.cancel(t.id);
+                expect([fast.cancelQueued(t.slot, t.id), plain.cancel(t.ticket)]).toEqual([waiting, waiting]);
+                if (waiting) counts.cancelled++;
+              }
               break;
             }
             case 'advance':
@@ -99,12 +113,22 @@ describe('LoadShedder allocation-free twins', () => {
             case 'update':
               plain.update({ workers: op.workers, queueLimit: op.queueLimit });
               fast.update({ workers: op.workers, queueLimit: op.queueLimit });
+              model.cfg = fast.config;
               break;
           }
-          expect(fast.stats()).toEqual(plain.stats());
+          const st = fast.stats();
+          expect(st).toMatchObject({ ...counts, running: model.running, queued: model.queue.length });
+          expect(plain.stats()).toMatchObject({ ...counts, running: model.running, queued: model.queue.length });
         }
+        if (counts.shed > 0) reached.reject++;
+        if (counts.dropped > 0) reached.dropAtDequeue++;
+        if (counts.cancelled > 0) reached.cancelled++;
       }),
       { numRuns: 300 },
+    );
+    // The sequences reach the states the comparison is for (at fast-check's default size they did not).
+    expect(Math.min(reached.reject, reached.dropAtDequeue, reached.cancelled), JSON.stringify(reached)).toBeGreaterThan(
+      5,
     );
   });
 
@@ -166,58 +190,159 @@ describe('SlotQueue', () => {
 });
 
 describe('RetryCall allocation-free twins', () => {
-  const outcomes: Outcome[] = [
+  const outcomes: ModelOutcome[] = [
     { kind: 'response', status: 200 },
     { kind: 'response', status: 503 },
     { kind: 'response', status: 503, retryAfter: '0.2' },
+    { kind: 'response', status: 429, retryAfter: '400' },
     { kind: 'response', status: 500 },
     { kind: 'response', status: 404 },
     { kind: 'timeout' },
     { kind: 'reset' },
   ];
-  const configs: RetryPolicyConfig[] = [
-    {},
-    { maxAttempts: 4, perTryTimeout: '1s', backoff: 'none', budget: false, retryOn: ['timeout', '4xx', '5xx'] },
-    { maxAttempts: 3, perTryTimeout: 800, deadline: { patience: 2000, margin: 100 } },
+  const DEFAULT_ON = new Set([429, 502, 503, 504]);
+  const ALL_ERRORS = new Set(Array.from({ length: 200 }, (_, i) => 400 + i));
+  const configs: [RetryPolicyConfig, RetryModelConfig][] = [
+    [
+      {},
+      {
+        maxAttempts: 3,
+        perTryMs: Infinity,
+        patienceMs: 15_000,
+        marginMs: 0,
+        backoff: { kind: 'full-jitter', baseMs: 50, capMs: 500 },
+        budget: { maxTokens: 10, tokenRatio: 0.1 },
+        statuses: DEFAULT_ON,
+        timeout: true,
+        reset: true,
+        maxRetryAfterMs: 300_000,
+      },
+    ],
+    [
+      { maxAttempts: 4, perTryTimeout: '1s', backoff: 'none', budget: false, retryOn: ['timeout', '4xx', '5xx'] },
+      {
+        maxAttempts: 4,
+        perTryMs: 1000,
+        patienceMs: 15_000,
+        marginMs: 0,
+        backoff: { kind: 'none' },
+        budget: null,
+        statuses: ALL_ERRORS,
+        timeout: true,
+        reset: true,
+        maxRetryAfterMs: 300_000,
+      },
+    ],
+    [
+      {
+        maxAttempts: 5,
+        perTryTimeout: 800,
+        deadline: { patience: 2000, margin: 100 },
+        maxRetryAfter: '300ms',
+        budget: false,
+      },
+      {
+        maxAttempts: 5,
+        perTryMs: 800,
+        patienceMs: 2000,
+        marginMs: 100,
+        backoff: { kind: 'full-jitter', baseMs: 50, capMs: 500 },
+        budget: null,
+        statuses: DEFAULT_ON,
+        timeout: true,
+        reset: true,
+        maxRetryAfterMs: 300,
+      },
+    ],
+    [
+      {
+        maxAttempts: 5,
+        deadline: false,
+        budget: { kind: 'token-bucket', maxTokens: 4, tokenRatio: 1.6 },
+        retryOn: [503, 'timeout'],
+      },
+      {
+        maxAttempts: 5,
+        perTryMs: Infinity,
+        patienceMs: null,
+        marginMs: 0,
+        backoff: { kind: 'full-jitter', baseMs: 50, capMs: 500 },
+        budget: { maxTokens: 4, tokenRatio: 1.6 },
+        statuses: new Set([503]),
+        timeout: true,
+        reset: false,
+        maxRetryAfterMs: 300_000,
+      },
+    ],
   ];
 
-  it('beginAttemptMs/onOutcomeMs walk the same calls as beginAttempt/onOutcome, with the same draws', () => {
+  it('beginAttempt/onOutcome and their twins walk the calls a plain model walks, with the same draws', () => {
+    const stops = new Map<string, number>();
     fc.assert(
       fc.property(
         fc.nat(configs.length - 1),
-        fc.array(fc.tuple(fc.nat(outcomes.length - 1), fc.integer({ min: 0, max: 700 })), { maxLength: 40 }),
+        fc.array(fc.tuple(fc.nat(outcomes.length - 1), fc.integer({ min: 0, max: 1000 })), {
+          maxLength: 40,
+          size: 'max',
+        }),
         (c, steps) => {
-          const plain = new RetryPolicy(configs[c], { random: createRandom(7) });
-          const fast = new RetryPolicy(configs[c], { random: createRandom(7) });
+          const [config, modelConfig] = configs[c] as [RetryPolicyConfig, RetryModelConfig];
+          const plain = new RetryPolicy(config, { random: createRandom(7) });
+          const fast = new RetryPolicy(config, { random: createRandom(7) });
+          const model = new RetryModel(modelConfig, createRandom(7));
           let nowMs = 0;
           let a = plain.start(nowMs);
           let b = fast.start(nowMs);
+          let m = model.start(nowMs);
+          expect([a.deadlineMs, b.deadlineMs]).toEqual([m.deadlineMs, m.deadlineMs]);
           for (const [o, dt] of steps) {
+            const want = m.begin(nowMs);
             const plan = a.beginAttempt(nowMs);
             const timeoutMs = b.beginAttemptMs(nowMs);
-            if ('stop' in plan) {
-              expect([timeoutMs, b.stopReason]).toEqual([-1, plan.stop]);
+            if ('stop' in want) {
+              expect([plan, timeoutMs, b.stopReason]).toEqual([want, -1, want.stop]);
             } else {
-              expect(timeoutMs).toBe(plan.perTryTimeoutMs);
+              expect([timeoutMs, 'stop' in plan ? plan : plan.perTryTimeoutMs]).toEqual([
+                want.timeoutMs,
+                want.timeoutMs,
+              ]);
               nowMs += dt;
-              const outcome = outcomes[o] as Outcome;
+              const outcome = outcomes[o] as ModelOutcome;
+              const next = m.outcome(outcome, nowMs);
               const decision = a.onOutcome(outcome, nowMs);
               const waitMs = b.onOutcomeMs(outcome, nowMs);
-              if ('stop' in decision) expect([waitMs, b.stopReason]).toEqual([-1, decision.stop]);
-              else {
-                expect(waitMs).toBe(decision.retryAfterMs);
+              if ('stop' in next) {
+                expect([decision, waitMs, b.stopReason]).toEqual([next, -1, next.stop]);
+                stops.set(next.stop, (stops.get(next.stop) ?? 0) + 1);
+              } else {
+                expect([decision, waitMs]).toEqual([{ retryAfterMs: next.waitMs }, next.waitMs]);
                 nowMs += waitMs;
                 continue;
               }
             }
             a = plain.start(nowMs);
             b = fast.start(nowMs);
+            m = model.start(nowMs);
           }
-          expect(fast.stats()).toEqual(plain.stats());
+          const counted = { attempts: model.attempts, retries: model.retries };
+          expect([fast.stats(), plain.stats()]).toMatchObject([counted, counted]);
         },
       ),
       { numRuns: 300 },
     );
+    // Every way a call ends here was reached, many times (the rarest, deadline-would-pass, 40-72 times in 300 runs).
+    const reasons = [
+      'succeeded',
+      'not-retryable',
+      'attempts-exhausted',
+      'budget-exhausted',
+      'server-pushback',
+      'deadline-would-pass',
+    ];
+    expect(
+      reasons.filter((r) => (stops.get(r) ?? 0) < 10),
+      JSON.stringify([...stops]),
+    ).toEqual([]);
   });
 
   it('onOutcomeMs answers -1 for an outcome that arrives after the call ended', () => {

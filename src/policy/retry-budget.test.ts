@@ -253,7 +253,7 @@ describe('RetryPolicy properties', () => {
         fc.integer({ min: 1, max: 6 }),
         fc.option(fc.integer({ min: 1, max: 5000 }), { nil: undefined }),
         fc.constantFrom<RetryPolicyConfig['budget']>(false, undefined, { kind: 'percent', minConcurrency: 1 }),
-        fc.array(fc.tuple(outcomeArb, fc.integer({ min: 0, max: 900 })), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.tuple(outcomeArb, fc.integer({ min: 0, max: 900 })), { minLength: 1, maxLength: 12, size: 'max' }),
         fc.integer({ min: 1, max: 1000 }),
         (maxAttempts, patienceMs, budget, steps, seed) => {
           const config: RetryPolicyConfig = { maxAttempts, retryOn: ['5xx', 'timeout', 429, 409], budget };

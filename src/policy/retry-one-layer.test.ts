@@ -11,13 +11,14 @@ const unavailable: Outcome = { kind: 'response', status: 503 };
 function runAgainst503(policy: RetryPolicy, traits: RequestTraits): { attempts: number; stop: string } {
   const call = policy.start(0, traits);
   let now = 0;
-  for (;;) {
+  for (let i = 0; i < 1000; i++) {
     const attempt = call.beginAttempt(now);
     if ('stop' in attempt) return { attempts: call.attempts, stop: attempt.stop };
     const decision = call.onOutcome(unavailable, now);
     if ('stop' in decision) return { attempts: call.attempts, stop: decision.stop };
     now += decision.retryAfterMs;
   }
+  throw new Error('the call made 1,000 attempts without stopping');
 }
 
 function policy(maxAttempts = 4): RetryPolicy {

@@ -33,7 +33,8 @@ function runCall(p: RetryPolicy, outcome: Outcome, traits: RequestTraits = {}, s
   const call = p.start(startMs, traits);
   let now = startMs;
   const waits: number[] = [];
-  for (;;) {
+  // Bounded: a call that never stops (maxAttempts switched off) fails here, not by exhausting memory.
+  for (let i = 0; i < 1000; i++) {
     const attempt = call.beginAttempt(now);
     if ('stop' in attempt) return { call, waits, stop: attempt.stop };
     const decision = call.onOutcome(outcome, now);
@@ -41,6 +42,7 @@ function runCall(p: RetryPolicy, outcome: Outcome, traits: RequestTraits = {}, s
     waits.push(decision.retryAfterMs);
     now += decision.retryAfterMs;
   }
+  throw new Error('the call made 1,000 attempts without stopping');
 }
 
 describe('RetryPolicy: the happy path and stop reasons', () => {

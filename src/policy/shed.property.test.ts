@@ -1,7 +1,8 @@
 // Property tests for LoadShedder: random admit/dequeue/finish/cancel/clock/update sequences against a plain model.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ResolvedLoadShedderConfig } from './shed.js';
+import { ShedModel } from '../../test/models/shed-model.js';
+import { LoadShedder, type LoadShedderConfig, type QueueTicket } from './shed.js';
 
 type Op =
   | { op: 'admit'; deadlineInMs: number | null }
@@ -10,43 +11,6 @@ type Op =
   | { op: 'cancel'; pick: number }
   | { op: 'advance'; ms: number }
   | { op: 'update'; workers: number; queueLimit: number };
-
-interface ModelItem {
-  id: number;
-  atMs: number;
-  deadlineMs: number;
-}
-
-/** The rules of the brief written as naively as possible: an array, splice, and the same branch order. */
-class Model {
-  running = 0;
-  readonly queue: ModelItem[] = [];
-  constructor(public cfg: ResolvedLoadShedderConfig) {}
-
-  admit(nowMs: number, deadlineMs: number | null, id: number): string {
-    const deadline = deadlineMs === null ? Infinity : deadlineMs;
-    if (this.cfg.dropExpired && deadline <= nowMs) return 'drop';
-    if (this.running < this.cfg.workers && this.queue.length === 0) {
-      this.running += 1;
-      return 'run';
-    }
-    if (this.queue.length >= this.cfg.queueLimit) return 'reject';
-    this.queue.push({ id, atMs: nowMs, deadlineMs: deadline });
-    return 'queued';
-  }
-
-  dequeue(nowMs: number): { verdict: string; item: number; waitedMs: number } | undefined {
-    if (this.running >= this.cfg.workers || this.queue.length === 0) return undefined;
-    const oldest = this.queue[0] as ModelItem;
-    const stale = this.cfg.discipline === 'adaptive-lifo' && nowMs - oldest.atMs > this.cfg.lifoAfterMs;
-    const oldestExpired = this.cfg.dropExpired && oldest.deadlineMs <= nowMs;
-    const [picked] = this.queue.splice(stale && !oldestExpired ? this.queue.length - 1 : 0, 1) as [ModelItem];
-    const waitedMs = Math.max(0, nowMs - picked.atMs);
-    if (this.cfg.dropExpired && picked.deadlineMs <= nowMs) return { verdict: 'drop', item: picked.id, waitedMs };
-    this.running += 1;
-    return { verdict: 'run', item: picked.id, waitedMs };
-  }
-}
 
 const configArb = fc.record({
   workers: fc.integer({ min: 1, max: 4 }),
@@ -80,10 +44,28 @@ function opArb(withUpdates: boolean): fc.Arbitrary<Op> {
   return fc.oneof(...ops);
 }
 
+/** The states a property is for: each is counted once per run that reached it, and must be reached often. */
+const STATES = [
+  'queued',
+  'rejected',
+  'dropped on arrival',
+  'dropped at dequeue',
+  'served newest first',
+  'cancelled',
+  'stale ticket',
+  'queue over a lowered limit',
+] as const;
+type State = (typeof STATES)[number];
+
+function newReach(): Map<State, number> {
+  return new Map(STATES.map((state) => [state, 0]));
+}
+
 /** Runs `ops` against a shedder and the model, checking results and invariants after every step. */
-function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
+function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean, reach: Map<State, number>) {
+  const seen = new Set<State>();
   const shedder = new LoadShedder<number>(config);
-  const model = new Model(shedder.config);
+  const model = new ShedModel(shedder.config);
   const tickets: QueueTicket<number>[] = [];
   const endings = new Map<number, number>();
   const served: number[] = [];
@@ -112,7 +94,10 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
         const deadline = op.deadlineInMs === null ? null : nowMs + op.deadlineInMs;
         const a = shedder.admit(nowMs, deadline, id);
         expect(a.verdict).toBe(model.admit(nowMs, deadline, id));
+        if (a.verdict === 'reject') seen.add('rejected');
+        if (a.verdict === 'drop') seen.add('dropped on arrival');
         if (a.verdict === 'queued') {
+          seen.add('queued');
           expect(a.ticket).toMatchObject({ item: id, enqueuedAtMs: nowMs });
           tickets.push(a.ticket);
           expect(shedder.queued).toBeLessThanOrEqual(shedder.config.queueLimit);
@@ -128,6 +113,8 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
           got === undefined ? undefined : { verdict: got.verdict, item: got.item, waitedMs: got.waitedMs },
         ).toEqual(expected);
         if (got !== undefined) {
+          if (got.verdict === 'drop') seen.add('dropped at dequeue');
+          if (got.item > Math.min(...model.queue.map((m) => m.id), got.item)) seen.add('served newest first');
           end(got.item);
           served.push(got.item);
           if (got.verdict === 'drop') expect(got.status).toBe(504);
@@ -146,12 +133,10 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
       case 'cancel': {
         if (tickets.length === 0) break;
         const ticket = tickets[op.pick % tickets.length] as QueueTicket<number>;
-        const index = model.queue.findIndex((m) => m.id === ticket.item);
-        expect(shedder.cancel(ticket)).toBe(index >= 0);
-        if (index >= 0) {
-          model.queue.splice(index, 1);
-          end(ticket.item);
-        }
+        const waiting = model.cancel(ticket.item);
+        expect(shedder.cancel(ticket)).toBe(waiting);
+        seen.add(waiting ? 'cancelled' : 'stale ticket');
+        if (waiting) end(ticket.item);
         break;
       }
       case 'advance':
@@ -160,6 +145,7 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
       case 'update':
         shedder.update({ workers: op.workers, queueLimit: op.queueLimit });
         model.cfg = shedder.config;
+        if (shedder.queued > shedder.config.queueLimit) seen.add('queue over a lowered limit');
         break;
     }
     invariants();
@@ -172,8 +158,12 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
     model.running = 0;
     const got = shedder.dequeue(nowMs);
     const expected = model.dequeue(nowMs);
-    expect(got?.item).toBe(expected?.item);
+    // The verdict too, not only the item: everything left is expired by now (or has no deadline).
+    expect(got === undefined ? undefined : { verdict: got.verdict, item: got.item }).toEqual(
+      expected === undefined ? undefined : { verdict: expected.verdict, item: expected.item },
+    );
     if (got === undefined) break;
+    if (got.verdict === 'drop') seen.add('dropped at dequeue');
     end(got.item);
     served.push(got.item);
   }
@@ -183,20 +173,37 @@ function check(config: LoadShedderConfig, ops: Op[], strictLimits: boolean) {
   if (shedder.config.discipline === 'fifo') {
     for (let i = 1; i < served.length; i++) expect(served[i] as number).toBeGreaterThan(served[i - 1] as number);
   }
+  for (const state of seen) reach.set(state, (reach.get(state) ?? 0) + 1);
+}
+
+/** Every state the property is for was reached in at least `share` of the runs (fast-check's small default size once
+ * kept these sequences at ~5 operations, and the drop at dequeue was never exercised). */
+function expectReached(reach: Map<State, number>, runs: number, share: number, skip: State[] = []) {
+  const missed = STATES.filter((state) => !skip.includes(state) && (reach.get(state) ?? 0) < runs * share);
+  expect(
+    missed,
+    `states reached in fewer than ${share * 100} % of ${runs} runs: ${JSON.stringify([...reach])}`,
+  ).toEqual([]);
 }
 
 describe('LoadShedder properties', () => {
   it('matches the model and keeps every invariant over random sequences', () => {
+    const reach = newReach();
+    const ops = fc.array(opArb(false), { maxLength: 120, size: 'max' });
     fc.assert(
-      fc.property(configArb, fc.array(opArb(false), { maxLength: 120 }), (config, ops) => check(config, ops, true)),
+      fc.property(configArb, ops, (config, list) => check(config, list, true, reach)),
       { numRuns: 400 },
     );
+    expectReached(reach, 400, 0.01, ['queue over a lowered limit']);
   });
 
   it('keeps counters and per-admission limits through run-time updates', () => {
+    const reach = newReach();
+    const ops = fc.array(opArb(true), { maxLength: 120, size: 'max' });
     fc.assert(
-      fc.property(configArb, fc.array(opArb(true), { maxLength: 120 }), (config, ops) => check(config, ops, false)),
+      fc.property(configArb, ops, (config, list) => check(config, list, false, reach)),
       { numRuns: 300 },
     );
+    expectReached(reach, 300, 0.01);
   });
 });

@@ -281,7 +281,7 @@ export class LoadShedder<T> {
    */
   dequeue(nowMs: number): ShedDequeueResult<T> | undefined {
     const item = this.take(nowMs);
-    if (item === undefined && this.lastWaitedMs < 0) return undefined;
+    if (this.lastWaitedMs < 0) return undefined; // take() reports -1 exactly when nothing may start
     const waitedMs = this.lastWaitedMs;
     return this.lastDropped
       ? { verdict: 'drop', status: 504, item: item as T, waitedMs }

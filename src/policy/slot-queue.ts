@@ -73,9 +73,9 @@ export class SlotQueue<T> {
     return this.items[slot] as T;
   }
 
-  /** The item in `slot`, or undefined when the slot is free (or out of range). */
+  /** The item in `slot`, or undefined when the slot is free (a freed slot holds undefined; so does any index out of range). */
   itemOrUndefined(slot: number): T | undefined {
-    return slot >= 0 && slot < this.used ? this.items[slot] : undefined;
+    return this.items[slot];
   }
 
   enqueuedAtMs(slot: number): number {

@@ -81,7 +81,7 @@ describe('Engine', () => {
       spawn: fc.integer({ min: 0, max: 2 }),
     });
     fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 200 }), (ops) => {
+      fc.property(fc.array(op, { minLength: 1, maxLength: 200, size: 'max' }), (ops) => {
         const engine = new Engine();
         const scheduled: { timeMs: number; seq: number }[] = [];
         const fired: number[] = [];
