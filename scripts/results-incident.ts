@@ -28,7 +28,7 @@ const ENTRY = 'checkout-bff';
 const TRIGGER_END_S = 65;
 const AFTER: [number, number] = [65, 80];
 /** member-api's capacity during the failover: 15 connections / 50 ms. Users arrive at 700/s. */
-const FAILOVER_SHARE = 300 / 700;
+export const FAILOVER_SHARE = 300 / 700;
 
 /** Section 1: every checkout-incident variant, seed 1, with the verdict of each seed. */
 export function headline(r: Results, claims: Claims): string {
