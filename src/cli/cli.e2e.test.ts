@@ -50,12 +50,22 @@ function newestSourceMs(dir: string): number {
   return newest;
 }
 
+/**
+ * A run takes 0.5–4 s. spawnSync blocks the worker, so vitest's own timeout cannot fire during it: a CLI that hung
+ * would hang the whole suite. This bound kills it and names the command instead.
+ */
+const RUN_TIMEOUT_MS = 30_000;
+
 function seawall(args: string[]) {
   const child = spawnSync(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '' },
+    timeout: RUN_TIMEOUT_MS,
   });
+  if ((child.error as NodeJS.ErrnoException | undefined)?.code === 'ETIMEDOUT') {
+    throw new Error(`seawall ${args.join(' ')} did not finish within ${RUN_TIMEOUT_MS} ms`);
+  }
   return { code: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 
@@ -72,12 +82,14 @@ describe('seawall (built CLI, end to end)', () => {
       const build = spawnSync(
         process.execPath,
         [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
-        {
-          cwd: ROOT,
-          encoding: 'utf8',
-        },
+        // Blocking, like every spawnSync here: bounded below the 60 s hook timeout, which cannot fire meanwhile.
+        { cwd: ROOT, encoding: 'utf8', timeout: 55_000 },
       );
-      if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+      if (build.status !== 0) {
+        throw new Error(
+          `npm run build failed (${build.error?.message ?? build.status}):\n${build.stdout}${build.stderr}`,
+        );
+      }
     }
     dir = mkdtempSync(join(tmpdir(), 'seawall-e2e-'));
     tiny = join(dir, 'tiny.yaml');

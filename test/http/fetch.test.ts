@@ -1,7 +1,8 @@
 // createFetch against real servers on 127.0.0.1: retries, Retry-After, transport failures, timeouts, safety, abort.
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFetch, SeawallError } from '../../src/http/index.js';
+import { AttemptTimeoutError, createFetch, SeawallError } from '../../src/http/index.js';
 import { quick } from './client-setup.js';
+import { waitFor } from './server-helpers.js';
 import {
   closedPort,
   delay,
@@ -11,6 +12,7 @@ import {
   resetMidBody,
   startServer,
   type TestServer,
+  within,
 } from './servers.js';
 
 let server: TestServer | undefined;
@@ -37,7 +39,9 @@ describe('createFetch: retries and what every attempt carries', () => {
 
   it('drains a failed response so the retry reuses the keep-alive connection', async () => {
     server = await startServer((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end('a body to drain'));
-    await createFetch({ policy: quick({ backoff: { kind: 'constant', delay: 20 } }) })(server.origin);
+    // A 200 ms backoff: the drain of 15 bytes has that long to finish under load (with 20 ms it sometimes had not, and
+    // the retry took a new connection). Without a drain the connection is never reused, however long the wait.
+    await createFetch({ policy: quick({ backoff: { kind: 'constant', delay: 200 } }) })(server.origin);
     expect(server.hits.map((h) => h.connection)).toEqual([1, 1]);
   });
 
@@ -111,47 +115,78 @@ describe('createFetch: per-try timeouts and the deadline', () => {
     server = await startServer((_req, res, _hit, n) => {
       if (n > 1) res.end('ok'); // the first attempt hangs
     });
-    const policy = quick({ perTryTimeout: 100, deadline: { patience: 400 } });
+    // 300 ms per try: the answered second attempt never hits it on a loaded machine (at 100 ms it could).
+    const policy = quick({ perTryTimeout: 300, deadline: { patience: 1500 } });
     const started = Date.now();
     const response = await createFetch({ policy })(server.origin);
+    const elapsedMs = Date.now() - started;
     expect(response.status).toBe(200);
+    expect(policy.stats().perTryTimeouts).toBe(1);
     const [, second] = server.hits;
     // From the call's start, not from the first hit: the first hit's arrival includes its connect time.
-    expect((second?.atMs ?? 0) - started).toBeGreaterThanOrEqual(99);
+    expect((second?.atMs ?? 0) - started).toBeGreaterThanOrEqual(299);
+    // What is left: at most 1500 − 300 (a timer never fires early), against 1500 if each attempt got the whole
+    // deadline anew; the lower bound leaves 500 ms for a late timer.
     const leftMs = Number(/^(\d+)m$/.exec(String(second?.headers['grpc-timeout']))?.[1]);
-    expect(leftMs).toBeLessThanOrEqual(400 - 99);
-    expect(leftMs).toBeGreaterThan(200);
-    expect(Date.now() - started).toBeLessThan(300);
-    expect(policy.stats().perTryTimeouts).toBe(1);
+    expect(leftMs).toBeLessThanOrEqual(1500 - 299);
+    expect(leftMs).toBeGreaterThan(700);
+    // ~310 ms; without the per-try timeout the first attempt would hang to the 1.5 s deadline.
+    expect(elapsedMs, 'the call was cut at the 300 ms per-try timeout, not at the deadline').toBeLessThan(1000);
   });
 
-  it('starts no attempt after the deadline and ends the call within a few ms of it', async () => {
-    server = await startServer(() => {}); // never answers
+  it('starts no attempt after the deadline', async () => {
+    // A quick 503 first, so that at least one retry happens however late the timers run; then attempts that hang.
+    server = await startServer((_req, res, _hit, n) => {
+      if (n === 1) res.writeHead(503).end();
+    });
     const sentAt: number[] = [];
     const recording = (input: string | URL | Request, init?: RequestInit) => {
       sentAt.push(Date.now());
       return fetch(input, init);
     };
-    const policy = quick({ perTryTimeout: 60, deadline: { patience: 250 }, maxAttempts: 10 });
-    const started = Date.now();
-    const error = await rejection(createFetch({ policy, fetch: recording })(server.origin));
-    const elapsed = Date.now() - started;
+    // ~4 attempts in 400 ms; 300 ms for late timers before the first retry could be lost.
+    const policy = quick({ perTryTimeout: 100, deadline: { patience: 400 }, maxAttempts: 10 });
+    const error = await within(
+      rejection(createFetch({ policy, fetch: recording })(server.origin)),
+      3000,
+      'the call to end at its 400 ms deadline',
+    );
     expect(error).toBeInstanceOf(SeawallError);
     expect(['deadline-would-pass', 'deadline-exceeded']).toContain((error as SeawallError).reason);
     const deadlineMs = Number(server.hits[0]?.headers['x-request-deadline']) * 1000;
-    expect(sentAt.length).toBeGreaterThanOrEqual(3);
+    // Counts, not wall time: retries happened, cut by the per-try timeout, and none began at or after the deadline
+    // (with those checks gone, the attempts go on to maxAttempts, 10, the last ones past it).
+    expect(sentAt.length).toBeGreaterThanOrEqual(2);
+    expect(sentAt.length).toBeLessThan(10);
     for (const at of sentAt) expect(at).toBeLessThan(deadlineMs);
-    expect(elapsed).toBeLessThanOrEqual(250 + 15);
+    expect(policy.stats().perTryTimeouts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('cuts the last attempt at the deadline, not at its longer per-try timeout', async () => {
+    server = await startServer((_req, res, _hit, n) => {
+      if (n === 1) res.writeHead(503).end(); // then attempt 2 hangs, with 2 s of per-try timeout and ~300 ms left
+    });
+    // maxAttempts 2: the call ends with attempt 2 whichever side of the deadline its timer fires on (by the ms).
+    const policy = quick({ perTryTimeout: '2s', deadline: { patience: 300 }, maxAttempts: 2 });
+    const started = Date.now();
+    const error = await within(rejection(createFetch({ policy })(server.origin)), 5000, 'the call to end');
+    const elapsedMs = Date.now() - started;
+    expect(error).toMatchObject({ reason: 'attempts-exhausted', attempts: 2, lastStatus: 503 });
+    expect((error as SeawallError).lastError).toBeInstanceOf(AttemptTimeoutError);
+    // ~300 ms with the per-try timeout capped at the time left; 2,000 ms or more without the cap (a timer never fires
+    // early). The 1 s bound between them leaves 700 ms for a loaded machine.
+    expect(elapsedMs).toBeGreaterThanOrEqual(290);
+    expect(elapsedMs, 'the call ended at its deadline, not at the 2 s per-try timeout').toBeLessThan(1000);
   });
 
   it('takes the deadline from the call option before the policy patience', async () => {
     server = await startServer((_req, res) => res.end());
     await createFetch({ policy: quick({ deadline: { patience: '10s' } }) })(server.origin, {
-      seawall: { timeout: '300ms' },
+      seawall: { timeout: '1s' },
     });
     const leftMs = Number(/^(\d+)m$/.exec(String(server.hits[0]?.headers['grpc-timeout']))?.[1]);
-    expect(leftMs).toBeLessThanOrEqual(300);
-    expect(leftMs).toBeGreaterThan(250);
+    expect(leftMs).toBeLessThanOrEqual(1000); // against 10,000 with the option ignored
+    expect(leftMs).toBeGreaterThan(500);
   });
 });
 
@@ -210,14 +245,12 @@ describe('createFetch: giving up and aborting', () => {
   it('ends the call at once when aborted during a backoff sleep', async () => {
     server = await startServer((_req, res) => res.writeHead(503, { 'retry-after': '5' }).end());
     const controller = new AbortController();
-    const call = createFetch({ policy: quick({ deadline: { patience: '10s' } }) })(server.origin, {
-      signal: controller.signal,
-    });
-    await delay(100); // the first attempt is answered; the call now sleeps 5 s
-    const abortedAt = Date.now();
+    const policy = quick({ deadline: { patience: '10s' } });
+    const call = createFetch({ policy })(server.origin, { signal: controller.signal });
+    await waitFor(() => policy.stats().retries === 1, 3000, 'the retry after the first 503'); // it now sleeps 5 s
     controller.abort();
-    const error = await rejection(call);
-    expect(Date.now() - abortedAt).toBeLessThan(20);
+    // ~1 ms after the abort; a sleep the abort does not end lasts its whole 5 s.
+    const error = await within(rejection(call), 1000, 'the call to end when aborted during its 5 s sleep');
     expect((error as Error).name).toBe('AbortError');
     expect(server.hits).toHaveLength(1);
   });

@@ -51,10 +51,11 @@ describe('context inheritance', () => {
     const seen = await innerSaw.promise;
     expect(seen.hop).toBe(true);
     // The inner hop lets grpc-timeout decide (the remaining time, rounded up, counted from its own arrival): the
-    // same deadline plus the time in transit, never earlier. Far from a fresh 15 s or a lost deadline either way.
+    // same deadline plus the time in transit, never earlier. Far from a fresh 15 s or a lost deadline either way:
+    // a few ms in transit against 13.5 s later (a fresh 15 s), so the bound leaves a second for a loaded machine.
     expect(seen.deadlineMs).not.toBeNull();
     expect(seen.deadlineMs as number).toBeGreaterThanOrEqual(deadline);
-    expect((seen.deadlineMs as number) - deadline).toBeLessThan(250);
+    expect((seen.deadlineMs as number) - deadline).toBeLessThan(1000);
   });
 });
 

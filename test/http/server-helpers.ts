@@ -53,16 +53,27 @@ export function send(port: number, options: SendOptions = {}): Promise<Reply> {
   return reply;
 }
 
+/**
+ * How long a request may go without a byte of its reply. No test holds one for more than ~2 s; a request that got
+ * nothing for this long rejects, naming itself, instead of keeping its test waiting to the 60 s test timeout.
+ */
+const REPLY_IDLE_LIMIT_MS = 10_000;
+
 /** A request whose lifetime the test controls (destroy it to simulate a client that went away). */
 export function open(port: number, options: SendOptions = {}): { req: http.ClientRequest; reply: Promise<Reply> } {
+  const method = options.method ?? 'GET';
+  const path = options.path ?? '/';
   const req = http.request({
     host: '127.0.0.1',
     port,
-    method: options.method ?? 'GET',
-    path: options.path ?? '/',
+    method,
+    path,
     headers: options.headers,
     agent: options.agent ?? false,
   });
+  req.setTimeout(REPLY_IDLE_LIMIT_MS, () =>
+    req.destroy(new Error(`${method} ${path}: nothing of the reply within ${REPLY_IDLE_LIMIT_MS} ms`)),
+  );
   const reply = new Promise<Reply>((resolve, reject) => {
     req.on('error', reject);
     req.on('response', (res) => {

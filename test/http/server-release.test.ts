@@ -14,6 +14,7 @@ import {
   sleep,
   waitFor,
 } from './server-helpers.js';
+import { within } from './servers.js';
 
 afterEach(closeAll);
 
@@ -32,7 +33,8 @@ describe('seawallHandler signal and release', () => {
       { workers: 1 },
     );
     const reply = send(port, { headers: { 'grpc-timeout': '80m' } });
-    const result = await fired.promise;
+    // ~80 ms; a signal that never fires fails here at 2 s, not at the 60 s test timeout.
+    const result = await within(fired.promise, 2000, 'the handler signal to fire at the 80 ms deadline');
     expect(result.name).toBe('TimeoutError');
     expect(result.afterMs).toBeGreaterThanOrEqual(60);
     expect(result.afterMs).toBeLessThan(1000);

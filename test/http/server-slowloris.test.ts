@@ -5,6 +5,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seawallHandler } from '../../src/http/server.js';
 import { listen, type Running, send, sleep, waitFor } from './server-helpers.js';
+import { within } from './servers.js';
 
 let running: Running[] = [];
 afterEach(async () => {
@@ -57,7 +58,7 @@ describe('slow clients (slowloris)', () => {
       expect(stats().offered).toBe(0); // the middleware has not even seen it
       // The only slot is free: a normal request is served while the slow one dribbles.
       expect((await send(port)).status).toBe(200);
-      const answer = await closed;
+      const answer = await within(closed, 5000, 'the slow client to be cut off at headersTimeout (300 ms)');
       expect(answer).toMatch(/^HTTP\/1\.1 408/);
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
@@ -74,7 +75,7 @@ describe('slow clients (slowloris)', () => {
     try {
       await waitFor(() => stats().running === 1, 1000, 'the slow request to take the slot');
       expect((await send(port)).status).toBe(503); // the slot is held meanwhile (queueLimit 0)
-      await closed;
+      await within(closed, 5000, 'the slow client to be cut off at requestTimeout (600 ms)');
       const heldMs = Date.now() - started;
       await waitFor(() => stats().running === 0, 1000, 'the slot to come back');
       expect(heldMs).toBeLessThan(2000); // requestTimeout 600 ms + checking interval, not forever

@@ -97,6 +97,23 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Awaits `promise` for at most `ms` of real time, else fails with "`what`: not within `ms` ms". A test that waits on
+ * a mechanism (a deadline, an abort, a timer) bounds its wait this way, so that with the mechanism broken it turns red
+ * in seconds and says what did not happen, instead of hanging to the 60 s test timeout.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const guard = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Awaits a promise that must reject; returns the rejection reason. */
 export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {

@@ -8,7 +8,7 @@ import {
   type TracerLike,
 } from '../../src/http/index.js';
 import { RetryPolicy } from '../../src/policy/index.js';
-import { startServer, type TestServer } from './servers.js';
+import { startServer, type TestServer, within } from './servers.js';
 
 type Attributes = Record<string, string | number | boolean>;
 
@@ -79,12 +79,14 @@ describe('telemetry', () => {
       if (n > 1) res.end(); // the first attempt hangs past its per-try timeout
     });
     const { tracer, meter, records } = recorder();
-    const policy = new RetryPolicy({ backoff: 'none', budget: false, perTryTimeout: 50 });
-    await createFetch({ policy, telemetry: { tracer, meter } })(server.origin);
+    // 300 ms, not 50: the answered second attempt must never time out too, even on a loaded machine (at 50 ms it did).
+    const policy = new RetryPolicy({ backoff: 'none', budget: false, perTryTimeout: 300 });
+    // ~310 ms; without the per-try timeout the first attempt would hang to the 15 s default deadline.
+    await within(createFetch({ policy, telemetry: { tracer, meter } })(server.origin), 3000, 'the call to end');
     expect(records.map((r) => r.name)).toEqual(['http.client.request.duration', 'http.client.request.duration']);
     expect(records[0]?.attributes['error.type']).toBe('timeout');
-    expect(records[0]?.value).toBeGreaterThanOrEqual(0.045);
-    expect(records[0]?.value).toBeLessThan(1);
+    expect(records[0]?.value).toBeGreaterThanOrEqual(0.29); // seconds: 300 in ms would fail the next line
+    expect(records[0]?.value).toBeLessThan(2);
     expect(records[1]?.attributes['http.response.status_code']).toBe(200);
   });
 

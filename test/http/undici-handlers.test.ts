@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { retryInterceptor } from '../../src/http/index.js';
 import { type RawHeaders, rawHeaderValues, speaksLegacy } from '../../src/http/undici-caller.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
-import { delay, startServer, type TestServer } from './servers.js';
+import { waitFor } from './server-helpers.js';
+import { startServer, type TestServer, within } from './servers.js';
 
 const { agentWith, track } = agentsClosedAfterEach();
 let server: TestServer | undefined;
@@ -107,18 +108,18 @@ describe('retryInterceptor and a controller-API handler', () => {
 
   it('ends at once with the caller abort reason when it aborts during a backoff sleep', async () => {
     server = await startServer((_req, res) => res.writeHead(503).end());
-    const dispatcher = agentWith({ policy: quick({ backoff: { kind: 'constant', delay: 5000 } }) });
+    const policy = quick({ backoff: { kind: 'constant', delay: 5000 } });
+    const dispatcher = agentWith({ policy });
     let controller: Dispatcher.DispatchController | undefined;
     const reason = new Error('caller gave up');
-    const started = Date.now();
     const pending = dispatchWithController(dispatcher, { origin: server.origin, path: '/', method: 'GET' }, (c) => {
       controller = c;
     });
-    await delay(100);
+    await waitFor(() => policy.stats().retries === 1, 3000, 'the retry after the first 503'); // it now sleeps 5 s
     controller?.abort(reason);
-    const got = await pending;
+    // ~1 ms after the abort; a sleep the abort does not end lasts its whole 5 s.
+    const got = await within(pending, 1000, 'the call to end when aborted during its 5 s sleep');
     expect(got.error).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(server.hits).toHaveLength(1);
   });
 });

@@ -2,17 +2,18 @@
 import { Readable } from 'node:stream';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { retryInterceptor, SeawallError } from '../../src/http/index.js';
+import { AttemptTimeoutError, retryInterceptor, SeawallError } from '../../src/http/index.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
+import { waitFor } from './server-helpers.js';
 import {
   closedPort,
-  delay,
   readBody,
   rejection,
   resetBeforeResponse,
   resetMidBody,
   startServer,
   type TestServer,
+  within,
 } from './servers.js';
 
 const { agentWith, track } = agentsClosedAfterEach();
@@ -36,7 +37,8 @@ describe('retryInterceptor', () => {
 
   it('drains a failed response so the retry reuses the keep-alive connection', async () => {
     server = await startServer((_req, res, _hit, n) => res.writeHead(n === 1 ? 503 : 200).end('a body to drain'));
-    const dispatcher = agentWith({ policy: quick({ backoff: { kind: 'constant', delay: 20 } }) });
+    // 200 ms for the drain to finish under load before the retry (see the same test in fetch.test.ts).
+    const dispatcher = agentWith({ policy: quick({ backoff: { kind: 'constant', delay: 200 } }) });
     await (await request(server.origin, { dispatcher })).body.dump();
     expect(server.hits.map((h) => h.connection)).toEqual([1, 1]);
   });
@@ -77,23 +79,49 @@ describe('retryInterceptor', () => {
     expect(server.hits).toHaveLength(1);
   });
 
-  it('cuts a slow attempt at the per-try timeout, starts none after the deadline and ends at it', async () => {
-    server = await startServer(() => {}); // never answers
+  it('cuts slow attempts at the per-try timeout and starts none after the deadline', async () => {
+    // A quick 503 first, so that at least one retry happens however late the timers run; then attempts that hang.
+    server = await startServer((_req, res, _hit, n) => {
+      if (n === 1) res.writeHead(503).end();
+    });
     const sentAt: number[] = [];
     const recording: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (opts, handler) => {
       sentAt.push(Date.now());
       return dispatch(opts, handler);
     };
-    const policy = quick({ perTryTimeout: 60, deadline: { patience: 200 }, maxAttempts: 10 });
+    const policy = quick({ perTryTimeout: 100, deadline: { patience: 400 }, maxAttempts: 10 }); // as in fetch.test.ts
     const dispatcher = track(new Agent()).compose(recording, retryInterceptor({ policy }));
-    const started = Date.now();
-    const error = await rejection(request(server.origin, { dispatcher }));
+    const error = await within(
+      rejection(request(server.origin, { dispatcher })),
+      3000,
+      'the call to end at its 400 ms deadline',
+    );
     expect(['deadline-would-pass', 'deadline-exceeded']).toContain((error as SeawallError).reason);
-    expect(Date.now() - started).toBeLessThanOrEqual(200 + 15);
     const deadlineMs = Number(server.hits[0]?.headers['x-request-deadline']) * 1000;
+    // Counts, not wall time (see fetch.test.ts): cut attempts, none begun at or after the deadline, not all 10.
     expect(sentAt.length).toBeGreaterThanOrEqual(2);
+    expect(sentAt.length).toBeLessThan(10);
     for (const at of sentAt) expect(at).toBeLessThan(deadlineMs);
-    expect(policy.stats().perTryTimeouts).toBeGreaterThanOrEqual(2);
+    expect(policy.stats().perTryTimeouts).toBeGreaterThanOrEqual(1);
+  });
+
+  it('ends at the deadline: the last attempt is cut there, not at its longer per-try timeout', async () => {
+    server = await startServer((_req, res, _hit, n) => {
+      if (n === 1) res.writeHead(503).end(); // then attempt 2 hangs, with 2 s of per-try timeout and ~300 ms left
+    });
+    const policy = quick({ perTryTimeout: '2s', deadline: { patience: 300 }, maxAttempts: 2 });
+    const started = Date.now();
+    const error = await within(
+      rejection(request(server.origin, { dispatcher: agentWith({ policy }) })),
+      5000,
+      'the call to end',
+    );
+    const elapsedMs = Date.now() - started;
+    expect(error).toMatchObject({ reason: 'attempts-exhausted', attempts: 2, lastStatus: 503 });
+    expect((error as SeawallError).lastError).toBeInstanceOf(AttemptTimeoutError);
+    // ~300 ms with the cap at the time left, 2,000 ms or more without it (see fetch.test.ts).
+    expect(elapsedMs).toBeGreaterThanOrEqual(290);
+    expect(elapsedMs, 'the call ended at its deadline, not at the 2 s per-try timeout').toBeLessThan(1000);
   });
 
   it('does not retry a POST 500 without a key, retries it with one', async () => {
@@ -126,15 +154,12 @@ describe('retryInterceptor', () => {
   it('ends the call at once when the caller aborts during a backoff sleep', async () => {
     server = await startServer((_req, res) => res.writeHead(503, { 'retry-after': '5' }).end());
     const controller = new AbortController();
-    const call = request(server.origin, {
-      dispatcher: agentWith({ policy: quick({ deadline: { patience: '10s' } }) }),
-      signal: controller.signal,
-    });
-    await delay(100);
-    const abortedAt = Date.now();
+    const policy = quick({ deadline: { patience: '10s' } });
+    const call = request(server.origin, { dispatcher: agentWith({ policy }), signal: controller.signal });
+    await waitFor(() => policy.stats().retries === 1, 3000, 'the retry after the first 503'); // it now sleeps 5 s
     controller.abort();
-    const error = await rejection(call);
-    expect(Date.now() - abortedAt).toBeLessThan(20);
+    // ~1 ms after the abort; a sleep the abort does not end lasts its whole 5 s.
+    const error = await within(rejection(call), 1000, 'the call to end when aborted during its 5 s sleep');
     expect((error as Error).name).toBe('AbortError');
     expect(server.hits).toHaveLength(1);
   });
