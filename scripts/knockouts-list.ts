@@ -187,6 +187,22 @@ export const KNOCKOUTS: Knockout[] = [
     tests: ['src/policy/classify.test.ts'],
   },
   {
+    id: 'budget-lru-refresh',
+    mechanism: 'a per-upstream budget in use is kept, the least recently used one is forgotten (not the oldest)',
+    file: RETRY,
+    find: 'budgets.delete(upstream); // most recently used goes last',
+    replace: '// (knocked out) most recently used goes last',
+    tests: ['src/policy/retry-budget.test.ts'],
+  },
+  {
+    id: 'sim-event-order',
+    mechanism: 'simulator events at the same time fire in the order they were scheduled',
+    file: 'src/sim/heap.ts',
+    find: 'if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < seq)) break;',
+    replace: 'if (pt < timeMs || pt === timeMs) break;',
+    tests: ['src/sim/engine.test.ts'],
+  },
+  {
     id: 'sim-token-bucket',
     mechanism: 'the token bucket, seen through the simulator alone',
     file: 'src/policy/budget.ts',
