@@ -1,5 +1,7 @@
 // Tests for outcome classification: retry conditions, replay safety (semantics.md §7) and budget effects.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/property-runs.js';
 import {
   classifyOutcome,
   compileRetryConditions,
@@ -274,6 +276,27 @@ describe('isIdempotentMethod', () => {
     ['', false],
   ])('%s -> %s (RFC 9110 §9.2.2)', (method, expected) => {
     expect(isIdempotentMethod(method)).toBe(expected);
+  });
+
+  it('answers for any string as the RFC list read in upper case would, and always returns (property)', () => {
+    const listed = ['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE'];
+    const name = fc.oneof(
+      fc.constantFrom(...listed, 'POST', 'PATCH', 'CONNECT', 'ǅ', 'ß', 'ŉ', 'ﬀ'),
+      fc
+        .constantFrom(...listed)
+        .chain((m) =>
+          fc
+            .array(fc.boolean(), { minLength: m.length, maxLength: m.length })
+            .map((up) => [...m].map((c, i) => (up[i] ? c : c.toLowerCase())).join('')),
+        ),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+    );
+    fc.assert(
+      fc.property(name, (method) => {
+        expect(isIdempotentMethod(method)).toBe(listed.includes(method.toUpperCase()));
+      }),
+      propertyRuns(),
+    );
   });
 });
 
