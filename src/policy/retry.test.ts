@@ -276,6 +276,8 @@ describe('RetryPolicy: deadlines', () => {
     [{ inheritedDeadlineMs: Number.POSITIVE_INFINITY }, 'inheritedDeadlineMs'],
     [{ perTryTimeoutMs: -1 }, 'perTryTimeoutMs'],
     [{ perTryTimeoutMs: Number.NaN }, 'perTryTimeoutMs'],
+    [{ method: 5 as unknown as string }, 'method'],
+    [{ method: {} as unknown as string }, 'method'],
   ])('refuses the trait %j with a ConfigError naming %s, and starts no call', (traits, name) => {
     const p = policy({});
     expect(() => p.start(0, traits)).toThrow(new RegExp(`^${name}: must be`));

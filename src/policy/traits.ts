@@ -10,7 +10,7 @@ function traitIssue(path: string, message: string): never {
 
 /** Per-call traits can lower limits, never break them: NaN, strings and negatives are refused, naming the trait. */
 export function checkTraits(traits: RequestTraits): void {
-  const { maxAttempts, deadlineMs, inheritedDeadlineMs, perTryTimeoutMs } = traits;
+  const { maxAttempts, deadlineMs, inheritedDeadlineMs, perTryTimeoutMs, method } = traits;
   if (
     maxAttempts !== undefined &&
     !(Number.isInteger(maxAttempts) && maxAttempts >= 1 && maxAttempts <= MAX_ATTEMPTS_LIMIT)
@@ -28,5 +28,9 @@ export function checkTraits(traits: RequestTraits): void {
   }
   if (perTryTimeoutMs !== undefined && !(typeof perTryTimeoutMs === 'number' && perTryTimeoutMs > 0)) {
     traitIssue('perTryTimeoutMs', `must be a number of ms > 0, got ${String(perTryTimeoutMs)}`);
+  }
+  // A method decides whether a replay is safe; a non-string one (from JavaScript) must not end in a TypeError.
+  if (method !== undefined && method !== null && typeof method !== 'string') {
+    traitIssue('method', `must be an HTTP method name such as "GET" (or undefined), got ${typeof method}`);
   }
 }
