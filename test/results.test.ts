@@ -18,6 +18,7 @@ function run(variant: string, seed: number, recoverySeconds: number | null, duri
     amplification: { 'member-api': member },
     recoverySeconds,
     wastedWorkFraction: 0.622,
+    retryRadius: { max: 0, mean: 0 },
   };
 }
 

@@ -2,6 +2,7 @@
 
 import type { AttemptPlan, RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import type { SeawallContext } from './context.js';
 import { AttemptTimeoutError, SeawallError } from './errors.js';
 import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
 import { ABORTED } from './outcome.js';
@@ -41,7 +42,13 @@ const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 
 /** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
 function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
-  return !rejectOnGiveUp || reason === 'succeeded' || reason === 'not-retryable' || reason === 'unsafe-to-retry';
+  return (
+    !rejectOnGiveUp ||
+    reason === 'succeeded' ||
+    reason === 'not-retryable' ||
+    reason === 'unsafe-to-retry' ||
+    reason === 'unclaimed-error' // the policy never retries it: the response is the answer, as for not-retryable
+  );
 }
 
 /** Settings plus telemetry: one per createFetch / retryInterceptor. */
@@ -80,8 +87,12 @@ export class CallRunner<P> {
   private lastError: unknown;
   private extraHeaders: Record<string, string> | undefined;
   private propagate = true;
+  /** The inbound request this call is made for: told how to mark the error it relays when this call fails. */
+  private context: SeawallContext | undefined;
   /** The inbound request's signal (AsyncLocalStorage context): when it fires, this call is pointless. */
   contextSignal: AbortSignal | undefined;
+  /** Believe the upstream's error claims (the client's `trustClaims`, else `propagate`): drivers read responses with it. */
+  trustClaims = true;
 
   constructor(
     private readonly client: SeawallClient,
@@ -100,6 +111,8 @@ export class CallRunner<P> {
       const prepared = settings.prepare(this.request, now);
       this.extraHeaders = prepared.extraHeaders;
       this.propagate = prepared.propagate;
+      this.trustClaims = prepared.trustClaims;
+      this.context = prepared.context;
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits);
     } catch (error) {
@@ -238,6 +251,7 @@ export class CallRunner<P> {
       // returns to 0 and a percent budget does not count it as in flight forever.
       this.state = ENDED;
       this.call?.abort(Date.now());
+      this.relay();
       this.transport.callEnded();
       this.transport.fail(fromCaller ? reason : this.error('aborted'));
       return;
@@ -256,7 +270,24 @@ export class CallRunner<P> {
     this.clearTimer();
     this.request.signal?.removeEventListener('abort', this);
     this.contextSignal?.removeEventListener('abort', this);
+    this.relay();
     this.transport.callEnded();
+  }
+
+  /**
+   * The call has ended: if it failed inside an inbound request, tell that request how an answer relaying this failure
+   * is marked (RetryCall.passUp: a relaying hop never claims; the middleware writes it on the handler's 5xx). Before
+   * the caller gets the error or the final failed response, so the handler's answer always sees it.
+   */
+  private relay(): void {
+    const context = this.context;
+    const call = this.call;
+    if (context === undefined || call === undefined || call.stopReason === 'succeeded') return;
+    try {
+      context.relayed = call.passUp;
+    } catch {
+      // a frozen context passed to runWithContext by the application: nothing to mark
+    }
   }
 
   private finish(reason: StopReason, payload: P | undefined): boolean {

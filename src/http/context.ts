@@ -1,6 +1,7 @@
 // The inbound request's context (deadline, hop, cancellation) carried through async code with AsyncLocalStorage.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RelayedClaim } from '../policy/ownership.js';
 
 /** What an outbound call inherits from the inbound request being handled. */
 export interface SeawallContext {
@@ -10,6 +11,11 @@ export interface SeawallContext {
   readonly fromSeawallHop: boolean;
   /** Fires when the inbound request's deadline passes or its client goes away. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Set by Seawall's client when a call made inside this request fails: how an error answer relaying it is marked
+   * (policy/ownership.ts; a relaying hop never claims). The middleware reads it when the handler answers with a 5xx.
+   */
+  relayed?: RelayedClaim | null;
 }
 
 const storage = new AsyncLocalStorage<SeawallContext>();

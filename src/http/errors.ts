@@ -31,6 +31,7 @@ const REASON_TEXT: Record<StopReason, string> = {
   'deadline-would-pass': 'the next attempt could not finish before the deadline',
   'deadline-exceeded': 'the deadline passed',
   aborted: 'the call was aborted',
+  'unclaimed-error': 'the error was relayed unclaimed: a hop below already spent its retries on it',
 };
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:80": an error's message and its causes'. */

@@ -70,11 +70,12 @@ function linkBody(response: Response, signal: AbortSignal, controller: AbortCont
 /** Statuses whose Response must have a null body (Fetch standard). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
-function responseOutcome(response: Response): Outcome {
+/** `trustClaims`: believe the response's claim headers (a callee inside the trust boundary). */
+function responseOutcome(response: Response, trustClaims: boolean): Outcome {
   const status = response.status;
   if (status < 400) return { kind: 'response', status }; // no header lookups on the success path
   // fetch's Headers join a repeated header with ", ": the policy's parser reads such a list member by member.
-  return readResponse(status, (name) => response.headers.get(name));
+  return readResponse(status, (name) => response.headers.get(name), trustClaims);
 }
 
 /**
@@ -210,11 +211,16 @@ class FetchCall implements AttemptTransport<Response> {
     // Only a success is buffered inside the attempt: the policy decides an error on its head, and an error body that
     // will be discarded must not be read without bound before that (it is drained within drain's bounds instead).
     if (!this.buffer || response.status >= 400) {
-      this.runner.settle(attempt, responseOutcome(response), response);
+      this.runner.settle(attempt, responseOutcome(response, this.runner.trustClaims), response);
       return;
     }
     response.arrayBuffer().then(
-      (body) => this.runner.settle(attempt, responseOutcome(response), bufferedResponse(response, body)),
+      (body) =>
+        this.runner.settle(
+          attempt,
+          responseOutcome(response, this.runner.trustClaims),
+          bufferedResponse(response, body),
+        ),
       (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, RESPONDING), undefined, error),
     );
   }

@@ -37,6 +37,7 @@ export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'telemetry',
   'upstream',
   'propagate',
+  'trustClaims',
   'unrefBackoff',
   'drain',
   'fetch',
@@ -49,6 +50,7 @@ const BOOLEAN_CLIENT_KEYS = [
   'bufferResponse',
   'retriesDisabled',
   'propagate',
+  'trustClaims',
   'unrefBackoff',
 ] as const;
 

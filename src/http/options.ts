@@ -9,10 +9,11 @@ import {
 } from '../policy/classify.js';
 import { ConfigError, joinPath } from '../policy/config-error.js';
 import { type Duration, parseDuration } from '../policy/duration.js';
+import { callTraits } from '../policy/hop.js';
 import { RetryPolicy } from '../policy/retry.js';
 import type { RetryPolicyConfig } from '../policy/retry-config.js';
 import type { RequestTraits } from '../policy/types.js';
-import { currentContext } from './context.js';
+import { currentContext, type SeawallContext } from './context.js';
 import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 import { checkRequestOptions, clientOptionIssues } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
@@ -60,7 +61,8 @@ export interface SeawallClientOptions {
   policy: RetryPolicy | RetryPolicyConfig;
   /**
    * Retries at one layer only (default true): a call made while handling a request that came from another Seawall hop
-   * makes a single attempt and passes the deadline on; the hop nearest the failure does the retrying.
+   * makes a single attempt and passes the deadline on, so the outermost Seawall hop does the retrying. A policy with
+   * `ownership: true` decides by error ownership instead (the hop next to the failure retries: docs/hops.md).
    */
   oneLayer?: boolean;
   /** Adds an `Idempotency-Key` (a random UUID, the same on every attempt) to non-idempotent requests that lack one. */
@@ -94,6 +96,13 @@ export interface SeawallClientOptions {
    * still enforced on this side. (OpenTelemetry trace context is injected either way when telemetry is on.)
    */
   propagate?: boolean;
+  /**
+   * Believe the upstream's error claims (`x-seawall-claimed`, `x-seawall-retry-criteria-met`), which a policy with
+   * `ownership: true` acts on. Default: `propagate` (a third party we send no headers to is outside the trust
+   * boundary: its claims are ignored, and its errors are treated as carrying no claim). Set it explicitly when the two
+   * differ, e.g. `false` for an upstream that might forge `x-seawall-claimed: 0` to stop your retries.
+   */
+  trustClaims?: boolean;
   /**
    * Unref the backoff timer too (default false). Per-try timers are always unref'd (the attempt's socket holds the
    * process meanwhile), and every timer is cleared when its call ends. The backoff timer is ref'd by default so that a
@@ -149,6 +158,10 @@ export interface PreparedCall {
   readonly contextSignal: AbortSignal | undefined;
   /** Send Seawall's own headers (deadline, attempt number) with each attempt. */
   readonly propagate: boolean;
+  /** Believe the upstream's error claims (hop.ts responseOutcome). */
+  readonly trustClaims: boolean;
+  /** The inbound request this call is made for (told how to mark a relayed error when the call fails), if any. */
+  readonly context: SeawallContext | undefined;
 }
 
 /** A driver's resolved settings; turns a request into the policy's traits. */
@@ -161,6 +174,8 @@ export class ClientSettings {
   readonly retriesDisabled: boolean;
   readonly unrefBackoff: boolean;
   readonly propagate: boolean;
+  /** The client's explicit `trustClaims`, or undefined to follow each call's `propagate`. */
+  readonly trustClaims: boolean | undefined;
   readonly drainMaxBytes: number;
   readonly drainTimeoutMs: number;
   private readonly reads: CallOverrides | undefined;
@@ -185,6 +200,7 @@ export class ClientSettings {
     this.retriesDisabled = options.retriesDisabled ?? killSwitchSet(options.env ?? process.env);
     this.unrefBackoff = options.unrefBackoff ?? false;
     this.propagate = options.propagate ?? true;
+    this.trustClaims = options.trustClaims;
     this.drainMaxBytes = options.drain?.maxBytes ?? DEFAULT_DRAIN_MAX_BYTES;
     this.drainTimeoutMs =
       options.drain?.timeout === undefined ? DEFAULT_DRAIN_TIMEOUT_MS : parseDuration(options.drain.timeout);
@@ -238,25 +254,27 @@ export class ClientSettings {
       extraHeaders = { [IDEMPOTENCY_KEY_HEADER]: randomUUID() };
       hasIdempotencyKey = true;
     }
+    const propagate = o?.propagate ?? this.propagate;
     return {
-      traits: {
+      // The hop rules (policy/hop.ts): the inbound request's deadline and hop marker are added there.
+      traits: callTraits(context, {
         method: request.method,
         idempotent, // resolved here already: the policy need not look at the method again
         hasIdempotencyKey,
         bodyReplayable: request.bodyReplayable,
         deadlineMs,
-        inheritedDeadlineMs: context?.deadlineMs,
         perTryTimeoutMs:
           perTryTimeout === undefined ? undefined : parseDuration(perTryTimeout, 'seawall.perTryTimeout'),
         upstream: o?.upstream ?? this.upstream ?? request.origin,
         maxAttempts,
-        fromSeawallHop: context?.fromSeawallHop === true,
         oneLayer: o?.oneLayer ?? this.oneLayer,
         retryOn: retryOn === undefined ? undefined : this.retryOnSet(retryOn),
-      },
+      }),
       extraHeaders,
       contextSignal: context?.signal,
-      propagate: o?.propagate ?? this.propagate,
+      propagate,
+      trustClaims: this.trustClaims ?? propagate,
+      context,
     };
   }
 }

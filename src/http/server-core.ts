@@ -1,17 +1,16 @@
 // Framework-neutral callee driver: reads the inbound deadline, asks LoadShedder to admit, runs or refuses, releases.
 
 import { AsyncResource } from 'node:async_hooks';
+import { type HeaderSource, headerValue } from '../policy/deadline.js';
 import {
-  ABSOLUTE_DEADLINE_HEADER,
-  DEADLINE_SKEW_TOLERANCE_MS,
-  ENVOY_EXPECTED_TIMEOUT_HEADER,
-  GRPC_TIMEOUT_HEADER,
-  type HeaderSource,
-  headerValue,
-  readDeadline,
-} from '../policy/deadline.js';
-import { CLAIM_HEADER, DEADLINE_REFUSAL, type Refusal } from '../policy/hop.js';
-import { ATTEMPT_HEADER } from '../policy/retry.js';
+  CLAIM_HEADER,
+  DEADLINE_REFUSAL,
+  deadlinePassed,
+  HOP_REQUEST_HEADERS,
+  type Refusal,
+  readInboundHop,
+} from '../policy/hop.js';
+import type { RelayedClaim } from '../policy/ownership.js';
 import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
 import { runWithContext, type SeawallContext } from './context.js';
 import {
@@ -35,8 +34,6 @@ export interface Resumer {
 export const RUN = 'run' as const;
 export const QUEUED = 'queued' as const;
 export type Verdict = typeof RUN | typeof QUEUED | Refusal;
-
-const SEAWALL_HEADERS = [GRPC_TIMEOUT_HEADER, ENVOY_EXPECTED_TIMEOUT_HEADER, ABSOLUTE_DEADLINE_HEADER, ATTEMPT_HEADER];
 
 const NEW = 0;
 const WAITING = 1;
@@ -73,6 +70,11 @@ export class InboundRequest implements SeawallContext {
   private controller: AbortController | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private aborted: AbortKind | null = null;
+  /**
+   * How to mark an error answer that relays a failed downstream call (RetryCall.passUp, set by the client when a call
+   * made inside this request fails); null while none failed: a 5xx is then the service's own, and it claims it.
+   */
+  relayed: RelayedClaim | null = null;
 
   constructor(
     readonly deadlineMs: number | null,
@@ -206,30 +208,13 @@ export class ServerGate {
     }
     const trust = this.trust;
     if (trust === true || (trust !== false && this.trusts(trust, headers, addressOf(peer)))) {
-      const hop = headerValue(source, ATTEMPT_HEADER) !== undefined;
-      // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
-      if (
-        headerValue(source, GRPC_TIMEOUT_HEADER) === undefined &&
-        headerValue(source, ENVOY_EXPECTED_TIMEOUT_HEADER) === undefined &&
-        headerValue(source, ABSOLUTE_DEADLINE_HEADER) === undefined
-      ) {
-        return new InboundRequest(null, hop);
-      }
-      const read = readDeadline(source, Date.now(), this.maxDeadlineMs);
-      let deadlineMs: number | null = null;
-      if (read.ok) {
-        deadlineMs = read.atMs;
-        if (read.capped) this.cappedDeadlines++;
-        const skewMs = read.skewMs;
-        if (skewMs !== undefined && (skewMs > DEADLINE_SKEW_TOLERANCE_MS || skewMs < -DEADLINE_SKEW_TOLERANCE_MS)) {
-          this.deadlineSkew++;
-        }
-      } else if (read.reason !== 'absent') {
-        this.malformedHeaders++;
-      }
-      return new InboundRequest(deadlineMs, hop);
+      const read = readInboundHop(source, Date.now(), this.maxDeadlineMs);
+      if (read.malformed) this.malformedHeaders++;
+      if (read.capped) this.cappedDeadlines++;
+      if (read.skewed) this.deadlineSkew++;
+      return new InboundRequest(read.deadlineMs, read.fromSeawallHop);
     }
-    if (SEAWALL_HEADERS.some((name) => headerValue(source, name) !== undefined)) this.untrustedHeaders++;
+    if (HOP_REQUEST_HEADERS.some((name) => headerValue(source, name) !== undefined)) this.untrustedHeaders++;
     return new InboundRequest(null, false, false);
   }
 
@@ -286,7 +271,7 @@ export class ServerGate {
         this.cancelledRunning++;
         request.abort('gone');
       }
-      if (request.deadlineMs !== null && Date.now() > request.deadlineMs) this.finishedLate++;
+      if (request.deadlineMs !== null && deadlinePassed(request.deadlineMs, Date.now())) this.finishedLate++;
       this.shedder.onFinish();
       this.drain();
     } else if (state === WAITING) {

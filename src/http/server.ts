@@ -1,10 +1,10 @@
 // Callee middleware for node:http (seawallHandler) and Connect/Express (shed): admission, deadlines, claims.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { runWithContext } from './context.js';
+import { handlerClaimHeaders } from './answer-claims.js';
+import { runWithContext, type SeawallContext } from './context.js';
 import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
 import {
-  CLAIM_HEADER,
   type InboundRequest,
   QUEUED,
   type Refusal,
@@ -56,20 +56,49 @@ export function writeRefusal(res: ServerResponse, refusal: Refusal): void {
 }
 
 const ORIGINAL_WRITE_HEAD = Symbol('seawall.writeHead');
+const INBOUND = Symbol('seawall.inbound');
 type WriteHead = (statusCode: number, a?: unknown, b?: unknown) => ServerResponse;
-type ClaimingResponse = ServerResponse & { [ORIGINAL_WRITE_HEAD]?: WriteHead };
+type ClaimingResponse = ServerResponse & {
+  [ORIGINAL_WRITE_HEAD]?: WriteHead;
+  [INBOUND]?: SeawallContext | undefined;
+};
 
-/** writeHead that marks a 5xx as claimed unless the handler set the claim header itself (e.g. "0", passed through). */
+/** Does writeHead's headers argument (an object, or a raw [name, value, ...] / [[name, value], ...] list) set `name`? */
+function headersArgSets(headers: unknown, name: string): boolean {
+  if (headers === null || typeof headers !== 'object') return false;
+  if (Array.isArray(headers)) {
+    if (Array.isArray(headers[0])) return headers.some((pair) => String(pair[0]).toLowerCase() === name);
+    for (let i = 0; i < headers.length; i += 2) if (String(headers[i]).toLowerCase() === name) return true;
+    return false;
+  }
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
+}
+
+/**
+ * writeHead that marks a 5xx with its claim headers (answer-claims.ts: claimed, or relayed as the failed downstream
+ * call said) unless the handler set a claim header itself, with setHeader or in writeHead's own headers.
+ */
 function claimingWriteHead(this: ClaimingResponse, statusCode: number, a?: unknown, b?: unknown): ServerResponse {
-  if (statusCode >= 500 && !this.hasHeader(CLAIM_HEADER)) this.setHeader(CLAIM_HEADER, '1');
+  if (statusCode >= 500) {
+    const claims = handlerClaimHeaders(
+      statusCode,
+      this[INBOUND],
+      (name) => this.hasHeader(name) || headersArgSets(a, name) || headersArgSets(b, name),
+    );
+    if (claims !== null) for (const name in claims) this.setHeader(name, claims[name] as string);
+  }
   // Call whatever writeHead was in place before us (another middleware may have wrapped it), else the prototype's.
   const original = this[ORIGINAL_WRITE_HEAD] ?? (Object.getPrototypeOf(this).writeHead as WriteHead);
   return original.call(this, statusCode, a, b);
 }
 
-/** Every response goes through writeHead (res.end() without it calls writeHead via _implicitHeader). */
-export function claimServerErrors(res: ServerResponse): void {
+/**
+ * Every response goes through writeHead (res.end() without it calls writeHead via _implicitHeader). `request`: the
+ * inbound request whose `relayed` marking a 5xx carries (none: every 5xx is claimed).
+ */
+export function claimServerErrors(res: ServerResponse, request?: SeawallContext): void {
   const r = res as ClaimingResponse;
+  r[INBOUND] = request;
   const current = res.writeHead as unknown;
   if (current === claimingWriteHead) return;
   if (current !== Object.getPrototypeOf(res).writeHead) r[ORIGINAL_WRITE_HEAD] = current as WriteHead;
@@ -115,7 +144,7 @@ class NodeExchange implements Resumer, ExchangeEnd {
   /** Runs the handler (the request's context is current). Never throws. */
   run(): void {
     this.ran = true;
-    claimServerErrors(this.res);
+    claimServerErrors(this.res, this.request);
     try {
       // With OpenTelemetry loaded, a trusted caller's trace is continued (refusals never pay for the extraction).
       const result =
@@ -146,7 +175,11 @@ class NodeExchange implements Resumer, ExchangeEnd {
     }
     this.report(error);
     if (!res.headersSent) {
-      res.writeHead(500, { [CLAIM_HEADER]: '1', 'content-length': '0' });
+      // Claimed, or marked as relayed when the error is a failed downstream call's (a SeawallError let through).
+      res.writeHead(500, {
+        ...handlerClaimHeaders(500, this.request, (name) => res.hasHeader(name)),
+        'content-length': '0',
+      });
       res.end();
     } else {
       res.destroy(); // half a response cannot be finished honestly; 'close' releases the slot

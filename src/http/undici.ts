@@ -44,9 +44,10 @@ const DONE = 4; // finished, or cancelled: later events are ignored
 const NO_RAW_HEADERS: RawHeaders = [];
 function ignoreResume(): void {}
 
-function responseOutcome(status: number, raw: RawHeaders): Outcome {
+/** `trustClaims`: believe the response's claim headers (a callee inside the trust boundary). */
+function responseOutcome(status: number, raw: RawHeaders, trustClaims: boolean): Outcome {
   if (status < 400) return { kind: 'response', status }; // no header scans on the success path
-  return readResponse(status, (name) => rawHeaderValues(raw, name)); // every line of a repeated header
+  return readResponse(status, (name) => rawHeaderValues(raw, name), trustClaims); // every line of a repeated header
 }
 
 /**
@@ -103,7 +104,8 @@ class AttemptHandler implements SocketWatcher {
       this.chunks = [];
       return true;
     }
-    this.call.runner.settle(this.attempt, responseOutcome(status, rawHeaders), this);
+    const runner = this.call.runner;
+    runner.settle(this.attempt, responseOutcome(status, rawHeaders, runner.trustClaims), this);
     if (this.mode === PENDING) this.orphan(); // the loop had moved on
     return this.flowing;
   }
@@ -127,7 +129,8 @@ class AttemptHandler implements SocketWatcher {
       this.call.sink.end(rawTrailers ?? NO_RAW_HEADERS);
     } else if (mode === BUFFERING) {
       this.rawTrailers = rawTrailers ?? NO_RAW_HEADERS;
-      this.call.runner.settle(this.attempt, responseOutcome(this.status, this.rawHeaders), this);
+      const runner = this.call.runner;
+      runner.settle(this.attempt, responseOutcome(this.status, this.rawHeaders, runner.trustClaims), this);
       if (this.mode === BUFFERING) this.mode = DONE;
     } else {
       this.mode = DONE;

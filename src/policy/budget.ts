@@ -1,20 +1,29 @@
-// Retry budgets: gRPC A6 token bucket, Envoy percent-of-active budget, and no budget; their config validation.
+// Retry budgets: gRPC A6 token bucket, Envoy percent-of-active budget, the ratio budget, none; their config validation.
 
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
+import {
+  DEFAULT_MIN_RETRIES_PER_SEC,
+  DEFAULT_RETRY_RATIO,
+  RatioBudget,
+  type RatioBudgetOptions,
+  ratioBudgetIssues,
+} from './ratio-budget.js';
+
+export { RatioBudget, type RatioBudgetOptions };
 
 /** What RetryPolicy talks to. Every method is O(1) and allocation-free. */
 export interface RetryBudget {
-  readonly kind: 'token-bucket' | 'percent' | 'none';
+  readonly kind: 'token-bucket' | 'percent' | 'ratio' | 'none';
   /** Token bucket: +tokenRatio. Percent: no-op. */
   recordSuccess(): void;
   /** Token bucket: −1 token (record first, then test the threshold, as C-core does). Percent: no-op. */
   recordFailure(): void;
-  /** Percent budget: one more active request. Token bucket: no-op. */
-  callStarted(): void;
+  /** Percent budget: one more active request. Ratio: a deposit. Token bucket: no-op. */
+  callStarted(nowMs: number): void;
   /** Percent budget: one fewer active request (never below 0). Token bucket: no-op. */
   callEnded(): void;
-  /** May a retry go now? The percent budget takes a retry slot when it answers true. */
-  acquireRetry(): boolean;
+  /** May a retry go now? The percent budget takes a retry slot, the ratio budget a withdrawal, when it answers true. */
+  acquireRetry(nowMs: number): boolean;
   /** Percent budget: releases the slot taken by acquireRetry. Token bucket: no-op. */
   retryEnded(): void;
   /** Tokens (bucket), free retry slots (percent) or Infinity (none), for telemetry. */
@@ -34,6 +43,7 @@ export interface PercentBudgetOptions {
 export type BudgetConfig =
   | { kind: 'token-bucket'; maxTokens: number; tokenRatio: number }
   | { kind: 'percent'; percent?: number; minConcurrency?: number }
+  | ({ kind: 'ratio' } & RatioBudgetOptions)
   | { kind: 'none' };
 
 const MILLI = 1000;
@@ -248,6 +258,7 @@ export class NoBudget implements RetryBudget {
 const KEYS: Readonly<Record<string, readonly string[]>> = {
   'token-bucket': ['kind', 'maxTokens', 'tokenRatio'],
   percent: ['kind', 'percent', 'minConcurrency'],
+  ratio: ['kind', 'ratio', 'minRetriesPerSec', 'ttl'],
   none: ['kind'],
 };
 
@@ -258,13 +269,13 @@ const KEYS: Readonly<Record<string, readonly string[]>> = {
 export function validateBudgetConfig(input: unknown, path: string, issues: ConfigIssue[]): BudgetConfig | undefined {
   if (input === false || input === null || input === undefined) return { kind: 'none' };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    issues.push({ path, message: 'must be an object with kind token-bucket, percent or none, or false' });
+    issues.push({ path, message: 'must be an object with kind token-bucket, percent, ratio or none, or false' });
     return undefined;
   }
   const o = input as Record<string, unknown>;
   const allowed = typeof o.kind === 'string' && Object.hasOwn(KEYS, o.kind) ? KEYS[o.kind] : undefined;
   if (allowed === undefined) {
-    issues.push({ path: joinPath(path, 'kind'), message: 'must be one of token-bucket, percent, none' });
+    issues.push({ path: joinPath(path, 'kind'), message: 'must be one of token-bucket, percent, ratio, none' });
     return undefined;
   }
   const before = issues.length;
@@ -273,7 +284,16 @@ export function validateBudgetConfig(input: unknown, path: string, issues: Confi
   }
   if (o.kind === 'token-bucket') tokenBucketIssues(o, path, issues);
   else if (o.kind === 'percent') percentBudgetIssues(o, path, issues);
+  const ttlMs = o.kind === 'ratio' ? ratioBudgetIssues(o, path, issues) : undefined;
   if (issues.length > before) return undefined;
+  if (o.kind === 'ratio') {
+    return {
+      kind: 'ratio',
+      ratio: (o.ratio as number | undefined) ?? DEFAULT_RETRY_RATIO,
+      minRetriesPerSec: (o.minRetriesPerSec as number | undefined) ?? DEFAULT_MIN_RETRIES_PER_SEC,
+      ttl: ttlMs as number,
+    };
+  }
   if (o.kind === 'token-bucket') {
     return { kind: 'token-bucket', maxTokens: o.maxTokens as number, tokenRatio: o.tokenRatio as number };
   }
@@ -295,9 +315,11 @@ export function createBudget(config: BudgetConfig | false | null | undefined): R
       return new TokenBucket(config);
     case 'percent':
       return new PercentBudget(config);
+    case 'ratio':
+      return new RatioBudget(config);
     case 'none':
       return new NoBudget();
     default:
-      throw new ConfigError([{ path: 'budget.kind', message: 'must be one of token-bucket, percent, none' }]);
+      throw new ConfigError([{ path: 'budget.kind', message: 'must be one of token-bucket, percent, ratio, none' }]);
   }
 }

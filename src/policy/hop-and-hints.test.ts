@@ -46,6 +46,7 @@ describe('hop data: refusals and the reading of a response', () => {
       retryAfter: ['1', '2'],
       retryAfterMs: '150',
       pushbackMs: '20',
+      claim: 'absent',
     });
     expect(PUSHBACK_HEADER).toBe('grpc-retry-pushback-ms');
   });

@@ -1,10 +1,32 @@
-// What crosses a hop, decided once for every driver: a callee's refusals as data, and the hints read off a response.
+// What crosses a hop, decided once for every driver: what a request brings in, what an attempt and an answer send out.
 
+import {
+  ABSOLUTE_DEADLINE_HEADER,
+  DEADLINE_SKEW_TOLERANCE_MS,
+  ENVOY_EXPECTED_TIMEOUT_HEADER,
+  encodeAbsoluteDeadline,
+  encodeGrpcTimeout,
+  GRPC_TIMEOUT_HEADER,
+  type HeaderSource,
+  headerValue,
+  readDeadline,
+} from './deadline.js';
+import { CLAIM_HEADER, CRITERIA_MET_HEADER, errorClaimHeaders, type RelayedClaim, readClaim } from './ownership.js';
 import { formatRetryAfter, formatRetryAfterMs, type HeaderValue, RETRY_AFTER_MS_HEADER } from './retry-after.js';
-import type { Outcome } from './types.js';
+import type { Outcome, RequestTraits } from './types.js';
 
-/** Response header marking an error the service produced itself (value "1"): its own 503/504, a handler's 5xx. */
-export const CLAIM_HEADER = 'x-seawall-claimed';
+export { CLAIM_HEADER, CRITERIA_MET_HEADER };
+/** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
+export const ATTEMPT_HEADER = 'x-seawall-attempt';
+/** The request headers a Seawall hop reads (counted as untrusted when they arrive from outside the trust boundary). */
+export const HOP_REQUEST_HEADERS: readonly string[] = Object.freeze([
+  GRPC_TIMEOUT_HEADER,
+  ENVOY_EXPECTED_TIMEOUT_HEADER,
+  ABSOLUTE_DEADLINE_HEADER,
+  ATTEMPT_HEADER,
+]);
+/** The status a hop answers with when a required call below got no answer (a timeout, its deadline) or work expired. */
+export const GATEWAY_TIMEOUT = 504;
 export const RETRY_AFTER_HEADER = 'retry-after';
 export const PUSHBACK_HEADER = 'grpc-retry-pushback-ms';
 
@@ -41,24 +63,138 @@ export function queueFullRefusal(retryAfterMs: number): Extract<Refusal, { statu
     headers: Object.freeze({
       [RETRY_AFTER_HEADER]: retryAfter,
       [RETRY_AFTER_MS_HEADER]: formatRetryAfterMs(wholeMs),
-      [CLAIM_HEADER]: '1',
+      ...errorClaimHeaders(null),
     }),
   });
 }
 
 /** The 504 for work whose deadline passed before it ran (on arrival or while it waited). */
 export const DEADLINE_REFUSAL: Extract<Refusal, { status: 504 }> = Object.freeze({
-  status: 504 as const,
+  status: GATEWAY_TIMEOUT as 504,
   reason: 'deadline-passed' as const,
-  headers: Object.freeze({ [CLAIM_HEADER]: '1' }),
+  headers: errorClaimHeaders(null),
 });
+
+/** True once `nowMs` reaches the deadline: the one expiry test (callee admission, queue drain, attempts, lateness). */
+export function deadlinePassed(deadlineMs: number, nowMs: number): boolean {
+  return nowMs >= deadlineMs;
+}
+
+// ---- what a request brings in -------------------------------------------------------------------------------
+
+/** The facts an inbound request brings, after the trust rule and the deadline precedence. */
+export interface InboundHop {
+  /** Absolute deadline (ms, the reader's clock), or null when none (or none trusted) came with it. */
+  readonly deadlineMs: number | null;
+  /** It came from another Seawall hop (it carried the attempt marker). */
+  readonly fromSeawallHop: boolean;
+}
+
+/** An inbound read with what the server counts: a malformed deadline, one capped, one skewed beyond the tolerance. */
+export interface InboundRead extends InboundHop {
+  readonly malformed: boolean;
+  readonly capped: boolean;
+  readonly skewed: boolean;
+}
+
+const PLAIN: InboundRead = Object.freeze({
+  deadlineMs: null,
+  fromSeawallHop: false,
+  malformed: false,
+  capped: false,
+  skewed: false,
+});
+const HOP_WITHOUT_DEADLINE: InboundRead = Object.freeze({ ...PLAIN, fromSeawallHop: true });
+
+/** What a request from outside the trust boundary brings: nothing (its deadline and hop marker are ignored). */
+export const UNTRUSTED_INBOUND: InboundHop = PLAIN;
+
+/**
+ * Reads a trusted request's hop facts. Deadline precedence (deadline.ts readDeadline): a relative grpc-timeout, then
+ * Envoy's expected timeout, then the absolute header, capped at `maxDeadlineMs` from now; an absolute deadline more
+ * than DEADLINE_SKEW_TOLERANCE_MS from the relative one is `skewed` (the relative one wins: immune to clock skew).
+ * Never throws; a malformed deadline is no deadline.
+ */
+export function readInboundHop(headers: HeaderSource, nowMs: number, maxDeadlineMs: number): InboundRead {
+  const hop = headerValue(headers, ATTEMPT_HEADER) !== undefined;
+  // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
+  if (
+    headerValue(headers, GRPC_TIMEOUT_HEADER) === undefined &&
+    headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER) === undefined &&
+    headerValue(headers, ABSOLUTE_DEADLINE_HEADER) === undefined
+  ) {
+    return hop ? HOP_WITHOUT_DEADLINE : PLAIN;
+  }
+  const read = readDeadline(headers, nowMs, maxDeadlineMs);
+  if (!read.ok) {
+    const malformed = read.reason !== 'absent';
+    if (!malformed) return hop ? HOP_WITHOUT_DEADLINE : PLAIN;
+    return { deadlineMs: null, fromSeawallHop: hop, malformed, capped: false, skewed: false };
+  }
+  const skewMs = read.skewMs;
+  const skewed = skewMs !== undefined && (skewMs > DEADLINE_SKEW_TOLERANCE_MS || skewMs < -DEADLINE_SKEW_TOLERANCE_MS);
+  return { deadlineMs: read.atMs, fromSeawallHop: hop, malformed: false, capped: read.capped, skewed };
+}
+
+/**
+ * The traits of an outbound call made while handling `inbound` (null: not inside a request): the inbound deadline
+ * bounds the call (RetryCall takes the earliest of the call's own, the inherited and the policy's) and the hop marker
+ * decides the layer rule. Both drivers build their calls' traits here.
+ */
+export function callTraits(inbound: InboundHop | null | undefined, own: RequestTraits): RequestTraits {
+  if (inbound === null || inbound === undefined) return own;
+  if (inbound.deadlineMs === null && !inbound.fromSeawallHop) return own; // it brought nothing: no copy
+  return { ...own, inheritedDeadlineMs: inbound.deadlineMs, fromSeawallHop: inbound.fromSeawallHop };
+}
+
+// ---- what an attempt sends out ------------------------------------------------------------------------------
+
+/** The deadline an attempt carries downstream: the call's when the policy propagates it, else none. */
+export function sentDeadlineMs(callDeadlineMs: number | null, propagateDeadline: boolean): number | null {
+  return propagateDeadline ? callDeadlineMs : null;
+}
+
+/**
+ * The headers of one attempt: the attempt number (the hop marker) and, when sent, the deadline in absolute and
+ * relative form (the relative one is immune to clock skew between hosts).
+ */
+export function attemptHeaders(attempt: number, deadlineMs: number | null, nowMs: number): Record<string, string> {
+  const headers: Record<string, string> = { [ATTEMPT_HEADER]: String(attempt) };
+  if (deadlineMs !== null) {
+    headers[ABSOLUTE_DEADLINE_HEADER] = encodeAbsoluteDeadline(deadlineMs);
+    headers[GRPC_TIMEOUT_HEADER] = encodeGrpcTimeout(Math.max(0, deadlineMs - nowMs));
+  }
+  return headers;
+}
+
+// ---- what an answer sends out -------------------------------------------------------------------------------
+
+/**
+ * The status a hop answers with when a required downstream call failed: the error status it got, or 504 when it got
+ * none (the attempt timed out, or the deadline left no time for one).
+ */
+export function relayedStatus(lastStatus: number): number {
+  return lastStatus >= 400 ? lastStatus : GATEWAY_TIMEOUT;
+}
+
+/**
+ * The claim headers of an answer, or null when it needs none (below 500). `relayed`: the failed downstream call's
+ * RetryCall.passUp when the answer relays it, null when the error is the service's own (then the service claims it).
+ */
+export function answerClaimHeaders(
+  status: number,
+  relayed: RelayedClaim | null,
+): Readonly<Record<string, string>> | null {
+  return status >= 500 ? errorClaimHeaders(relayed) : null;
+}
 
 /**
  * How a response reads to the policy: its status and, for failures only, the raw hints (Retry-After,
- * retry-after-ms, grpc-retry-pushback-ms). `header(name)` returns the header's value(s) by lower-case name; every
+ * retry-after-ms, grpc-retry-pushback-ms) and the claim (ignored with `trustClaims` false: a callee outside the trust
+ * boundary). `header(name)` returns the header's value(s) by lower-case name; every
  * value is passed on raw, repeated lines included, so the policy's one parser reads them (retry-after.ts).
  */
-export function responseOutcome(status: number, header: (name: string) => HeaderValue): Outcome {
+export function responseOutcome(status: number, header: (name: string) => HeaderValue, trustClaims = true): Outcome {
   if (status < 400) return { kind: 'response', status }; // the policy reads hints only for failures
   return {
     kind: 'response',
@@ -66,5 +202,6 @@ export function responseOutcome(status: number, header: (name: string) => Header
     retryAfter: header(RETRY_AFTER_HEADER),
     retryAfterMs: header(RETRY_AFTER_MS_HEADER),
     pushbackMs: header(PUSHBACK_HEADER),
+    claim: readClaim(header(CLAIM_HEADER), header(CRITERIA_MET_HEADER), trustClaims),
   };
 }

@@ -32,6 +32,12 @@ export interface RetryPolicyConfig {
   propagateDeadline?: boolean;
   /** Retry non-idempotent requests without an idempotency key on 500/timeout (default false: unsafe). */
   retryNonIdempotent?: boolean;
+  /**
+   * Which layer retries (docs/hops.md). false (default): the outermost Seawall hop retries, calls made inside a request
+   * from another Seawall hop make one attempt. true: error ownership: this call retries only errors its callee claims
+   * (or that carry no claim), even inside a Seawall hop, and never an error relayed unclaimed from further down.
+   */
+  ownership?: boolean;
 }
 
 /** Validated config with every duration in ms. */
@@ -49,6 +55,7 @@ export interface ResolvedRetryConfig {
   readonly marginMs: number;
   readonly propagateDeadline: boolean;
   readonly retryNonIdempotent: boolean;
+  readonly ownership: boolean;
 }
 
 /** Highest accepted maxAttempts: a bound on the work one call may cause. */
@@ -71,6 +78,7 @@ const KNOWN_KEYS = new Set([
   'deadline',
   'propagateDeadline',
   'retryNonIdempotent',
+  'ownership',
 ]);
 
 export interface RetryConfigValidation {
@@ -171,6 +179,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
   const { patienceMs, marginMs } = readDeadline(raw.deadline, joinPath(path, 'deadline'), issues);
   const propagateDeadline = readBoolean(raw, 'propagateDeadline', true, path, issues);
   const retryNonIdempotent = readBoolean(raw, 'retryNonIdempotent', false, path, issues);
+  const ownership = readBoolean(raw, 'ownership', false, path, issues);
 
   if (maxAttempts > MAX_ATTEMPTS_WARNING) {
     warnings.push({
@@ -205,6 +214,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
       marginMs,
       propagateDeadline,
       retryNonIdempotent,
+      ownership,
     },
     issues,
     warnings,

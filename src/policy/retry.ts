@@ -4,7 +4,8 @@ import { backoffDelay } from './backoff.js';
 import { createBudget, type RetryBudget } from './budget.js';
 import { classifyOutcome, compileRetryConditions, isIdempotentMethod, type RetryOnSet } from './classify.js';
 import { ConfigError, type ConfigIssue } from './config-error.js';
-import { ABSOLUTE_DEADLINE_HEADER, encodeAbsoluteDeadline, encodeGrpcTimeout } from './deadline.js';
+import { ATTEMPT_HEADER, attemptHeaders, deadlinePassed, sentDeadlineMs } from './hop.js';
+import { type Claim, ownershipDecision, type RelayedClaim } from './ownership.js';
 import { createRandom, type Random } from './random.js';
 import { parseGrpcPushback, serverWait } from './retry-after.js';
 import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
@@ -12,8 +13,7 @@ import { RetryCounters, type RetryStats } from './retry-stats.js';
 import { checkTraits } from './traits.js';
 import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
-/** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
-export const ATTEMPT_HEADER = 'x-seawall-attempt';
+export { ATTEMPT_HEADER };
 /** Upstreams tracked with their own budget; beyond this the least recently used one is forgotten. */
 export const MAX_TRACKED_UPSTREAMS = 1024;
 
@@ -38,12 +38,7 @@ export class AttemptPlan {
 
   /** Headers to send with this attempt: the deadline in absolute and relative form, and the attempt number. */
   get headers(): Record<string, string> {
-    const headers: Record<string, string> = { [ATTEMPT_HEADER]: String(this.attempt) };
-    if (this.propagateDeadline && this.deadlineMs !== null) {
-      headers[ABSOLUTE_DEADLINE_HEADER] = encodeAbsoluteDeadline(this.deadlineMs);
-      headers['grpc-timeout'] = encodeGrpcTimeout(Math.max(0, this.deadlineMs - this.nowMs));
-    }
-    return headers;
+    return attemptHeaders(this.attempt, sentDeadlineMs(this.deadlineMs, this.propagateDeadline), this.nowMs);
   }
 }
 
@@ -183,6 +178,8 @@ export class RetryCall {
   attempts = 0;
   /** Set once, when the call ends. */
   stopReason: StopReason | null = null;
+  /** The claim read off the last attempt's outcome (`absent` for a timeout, a reset, or no claim header). */
+  lastClaim: Claim = 'absent';
   private inAttempt = false;
   private holdsRetrySlot = false;
   private previousDelayMs = 0;
@@ -219,14 +216,14 @@ export class RetryCall {
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
-    // Retries at one layer: inside a request from another Seawall hop, one attempt.
-    const oneLayer = traits.fromSeawallHop === true && traits.oneLayer !== false;
+    // Retries at one layer: inside a request from another Seawall hop, one attempt (unless ownership decides instead).
+    const oneLayer = traits.fromSeawallHop === true && traits.oneLayer !== false && !config.ownership;
     this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
     this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =
       retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);
-    budget.callStarted();
+    budget.callStarted(nowMs);
     policy.counters.callStarted();
   }
 
@@ -234,6 +231,23 @@ export class RetryCall {
   get maxAttempts(): number {
     const cap = this.policy.config.maxAttempts;
     return Math.max(1, this.attemptsOverride === null ? cap : Math.min(cap, this.attemptsOverride));
+  }
+
+  /**
+   * How to mark the error this call relays upstream if it failed (the ownership table, ownership.ts): `unclaimed`
+   * when this call could retry it (its retries, or its budget or deadline, were spent here), `criteria-met` when the
+   * callee claimed it and this call could not retry it: no retries configured, or a reason of this hop's own (the
+   * error is not in its retryOn, a replay is unsafe here, the body is a stream). That is the at-least-once flag: a
+   * hop above may be able to retry what this one could not. A relaying hop never claims.
+   */
+  get passUp(): RelayedClaim {
+    const reason = this.stopReason;
+    const couldRetry =
+      this.maxAttempts > 1 &&
+      reason !== 'not-retryable' &&
+      reason !== 'unsafe-to-retry' &&
+      reason !== 'body-not-replayable';
+    return ownershipDecision(this.lastClaim, couldRetry).passUp;
   }
 
   /** Begins the next attempt, or stops the call when no time is left for one. */
@@ -258,7 +272,7 @@ export class RetryCall {
       throw new Error(`RetryCall.beginAttempt: the call already ended (${this.stopReason})`);
     if (this.inAttempt) throw new Error('RetryCall.beginAttempt: the previous attempt has no outcome yet');
     const deadlineMs = this.deadlineMs;
-    if (deadlineMs !== null && nowMs >= deadlineMs) {
+    if (deadlineMs !== null && deadlinePassed(deadlineMs, nowMs)) {
       this.end('deadline-exceeded');
       return -1;
     }
@@ -292,6 +306,7 @@ export class RetryCall {
     const counters = this.policy.counters;
     const config = this.policy.config;
     if (outcome.kind === 'timeout') counters.perTryTimeouts++;
+    this.lastClaim = outcome.kind === 'response' ? (outcome.claim ?? 'absent') : 'absent';
     const verdict = classifyOutcome(outcome, this.retryOnOverride ?? config.retryOn, this);
     if (verdict.budget === 'success') this.budget.recordSuccess();
     else if (verdict.budget === 'failure') this.budget.recordFailure();
@@ -310,11 +325,13 @@ export class RetryCall {
     }
     if (!verdict.retryable) return this.stop(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
     if (!this.bodyReplayable) return this.stop('body-not-replayable');
+    // Error ownership: an error relayed unclaimed was already retried below (or must not be): nobody above retries it.
+    if (config.ownership && !ownershipDecision(this.lastClaim, true).retry) return this.stop('unclaimed-error');
     if (this.attempts >= this.maxAttempts) {
       counters.retryLimitExceeded++;
       return this.stop('attempts-exhausted');
     }
-    if (!this.budget.acquireRetry()) {
+    if (!this.budget.acquireRetry(nowMs)) {
       counters.retryOverflow++;
       return this.stop('budget-exhausted');
     }
@@ -343,7 +360,8 @@ export class RetryCall {
         }
       }
     }
-    if (this.deadlineMs !== null && nowMs + waitMs >= this.deadlineMs) return this.stop('deadline-would-pass');
+    if (this.deadlineMs !== null && deadlinePassed(this.deadlineMs, nowMs + waitMs))
+      return this.stop('deadline-would-pass');
     this.previousDelayMs = waitMs;
     counters.retries++;
     return waitMs;

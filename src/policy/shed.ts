@@ -2,7 +2,7 @@
 
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
-import { queueFullRefusal } from './hop.js';
+import { deadlinePassed, queueFullRefusal } from './hop.js';
 import { SlotQueue } from './slot-queue.js';
 
 export type ShedDiscipline = 'fifo' | 'adaptive-lifo';
@@ -253,7 +253,7 @@ export class LoadShedder<T> {
     const deadline = deadlineMs ?? Infinity;
     this.offered++;
     // Checked before the free-worker path: running work nobody waits for is exactly the incident's waste.
-    if (cfg.dropExpired && deadline <= nowMs) {
+    if (cfg.dropExpired && deadlinePassed(deadline, nowMs)) {
       this.droppedOnArrival++;
       return OFFER_DROP;
     }
@@ -306,7 +306,7 @@ export class LoadShedder<T> {
     if (
       cfg.discipline === 'adaptive-lifo' &&
       nowMs - waiting.enqueuedAtMs(oldest) > cfg.lifoAfterMs &&
-      !(cfg.dropExpired && waiting.deadlineMs(oldest) <= nowMs)
+      !(cfg.dropExpired && deadlinePassed(waiting.deadlineMs(oldest), nowMs))
     ) {
       slot = waiting.tail;
     }
@@ -316,7 +316,7 @@ export class LoadShedder<T> {
     waiting.remove(slot);
     // A clock that stepped back (wall time in the HTTP driver) must not report a negative wait.
     this.lastWaitedMs = Math.max(0, nowMs - enqueuedAtMs);
-    if (cfg.dropExpired && deadlineMs <= nowMs) {
+    if (cfg.dropExpired && deadlinePassed(deadlineMs, nowMs)) {
       this.dropped++;
       this.lastDropped = true;
       return item;

@@ -1,6 +1,7 @@
 // Shared vocabulary of the policy core: outcomes, request traits, stop reasons and decisions.
 
 import type { RetryCondition, RetryOnSet } from './classify.js';
+import type { Claim } from './ownership.js';
 import type { HeaderValue } from './retry-after.js';
 
 /** How far an exchange had got when its connection or stream was reset (see Outcome `reset`). */
@@ -17,6 +18,8 @@ export type Outcome =
       retryAfterMs?: HeaderValue;
       /** Raw `grpc-retry-pushback-ms` header value(s), if any. */
       pushbackMs?: HeaderValue;
+      /** The error's claim, as hop.ts `responseOutcome` read it (ownership.ts); absent when not given. */
+      claim?: Claim | undefined;
     }
   /** The connection could not be established: the server never saw the request. */
   | { kind: 'connect-failure' }
@@ -70,8 +73,8 @@ export interface RequestTraits {
   maxAttempts?: number | undefined;
   /**
    * The call is made while handling a request that came from another Seawall hop (it carried the attempt header).
-   * Retries happen at one layer only, the hop nearest the failure: such a call makes a single attempt and passes the
-   * deadline on, whatever `maxAttempts` says, unless `oneLayer` is false.
+   * With the default layer choice (the outermost Seawall hop retries) such a call makes a single attempt and passes the
+   * deadline on, whatever `maxAttempts` says, unless `oneLayer` is false or the policy uses `ownership`.
    */
   fromSeawallHop?: boolean | undefined;
   /** Applies the one-layer rule to this call (default true); false lets a call inside a Seawall hop retry. */
@@ -96,6 +99,7 @@ export interface RequestTraits {
  * - deadline-would-pass: waiting for the next attempt would reach the deadline.
  * - deadline-exceeded: no time was left to start an attempt.
  * - aborted: the caller aborted.
+ * - unclaimed-error: with `ownership`, the error was relayed unclaimed: a hop below already spent its retries on it.
  */
 export const STOP_REASONS = [
   'succeeded',
@@ -108,6 +112,7 @@ export const STOP_REASONS = [
   'deadline-would-pass',
   'deadline-exceeded',
   'aborted',
+  'unclaimed-error',
 ] as const;
 
 export type StopReason = (typeof STOP_REASONS)[number];

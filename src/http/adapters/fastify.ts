@@ -1,18 +1,11 @@
 // Fastify plugin for the callee side: the same gate as node:http, wired into Fastify's hooks.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handlerClaimHeaders } from '../answer-claims.js';
 import { runWithContext } from '../context.js';
 import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
-import {
-  CLAIM_HEADER,
-  type InboundRequest,
-  QUEUED,
-  type Refusal,
-  type Resumer,
-  RUN,
-  ServerGate,
-} from '../server-core.js';
+import { type InboundRequest, QUEUED, type Refusal, type Resumer, RUN, ServerGate } from '../server-core.js';
 import type { ShedOptions } from '../server-options.js';
 import { runInCallerTrace } from '../server-telemetry.js';
 import { openTelemetry } from '../telemetry.js';
@@ -55,9 +48,12 @@ export interface SeawallFastifyDecorations {
 
 /** Marks replies the middleware wrote itself, so onSend does not count them as the handler's 5xx. */
 const REFUSED = Symbol('seawall.refused');
+/** The inbound request of a reply (its `relayed` marking is read when the handler answers with a 5xx). */
+const INBOUND = Symbol('seawall.inbound');
+type MarkedReply = FastifyReply & { [REFUSED]?: boolean; [INBOUND]?: InboundRequest };
 
 function sendRefusal(reply: FastifyReply, refusal: Refusal): void {
-  (reply as unknown as Record<symbol, boolean>)[REFUSED] = true;
+  (reply as MarkedReply)[REFUSED] = true;
   reply.code(refusal.status).headers(refusal.headers as Record<string, string>); // policy/hop.ts: one refusal
   reply.send();
 }
@@ -121,6 +117,7 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     const exchange = new FastifyExchange(gate, request.raw, request.headers, reply, hookDone);
     const inbound = gate.arrive(request.headers, request.raw.socket, true);
     exchange.request = inbound;
+    (reply as MarkedReply)[INBOUND] = inbound;
     const verdict = gate.admit(inbound, exchange);
     if (verdict === RUN) {
       watchExchange(request.raw, reply.raw, exchange);
@@ -133,11 +130,14 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     }
   };
   instance.addHook('onRequest', onRequest);
-  // A 5xx from the handler or Fastify's error handler is the service's own: claim it unless the handler said otherwise.
+  // A 5xx from the handler or Fastify's error handler: claimed, or marked as relayed when a downstream call failed
+  // (answer-claims.ts), unless the handler marked it itself.
   const onSend: OnSendHook = (_request, reply, payload, hookDone) => {
-    if (reply.statusCode >= 500 && (reply as unknown as Record<symbol, boolean>)[REFUSED] !== true) {
+    const marked = reply as MarkedReply;
+    if (reply.statusCode >= 500 && marked[REFUSED] !== true) {
       gate.countHandler5xx();
-      if (!reply.hasHeader(CLAIM_HEADER)) reply.header(CLAIM_HEADER, '1');
+      const claims = handlerClaimHeaders(reply.statusCode, marked[INBOUND], (name) => reply.hasHeader(name));
+      if (claims !== null) reply.headers(claims as Record<string, string>);
     }
     hookDone(null, payload);
   };

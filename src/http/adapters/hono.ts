@@ -1,18 +1,11 @@
 // Hono middleware for the callee side: the same gate as node:http, on Fetch-style requests.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { handlerClaimHeaders } from '../answer-claims.js';
 import { runWithContext } from '../context.js';
 import { connectionLost, type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
-import {
-  CLAIM_HEADER,
-  type InboundRequest,
-  QUEUED,
-  type Refusal,
-  type Resumer,
-  RUN,
-  ServerGate,
-} from '../server-core.js';
+import { type InboundRequest, QUEUED, type Refusal, type Resumer, RUN, ServerGate } from '../server-core.js';
 import type { ShedOptions } from '../server-options.js';
 import { runInCallerTrace } from '../server-telemetry.js';
 import { openTelemetry } from '../telemetry.js';
@@ -63,15 +56,18 @@ function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerR
   return { incoming, outgoing };
 }
 
-function claim(c: Context): void {
+/** Marks a handler's 5xx (answer-claims.ts): claimed, or relayed as the failed downstream call said. */
+function claim(c: Context, inbound: InboundRequest): void {
   const res = c.res;
-  if (res.status < 500 || res.headers.has(CLAIM_HEADER)) return;
+  if (res.status < 500) return;
+  const claims = handlerClaimHeaders(res.status, inbound, (name) => res.headers.has(name));
+  if (claims === null) return;
   try {
-    res.headers.set(CLAIM_HEADER, '1');
+    for (const name in claims) res.headers.set(name, claims[name] as string);
   } catch {
-    // immutable headers (a Response from fetch): copy it
+    // immutable headers (a Response from fetch, e.g. a downstream's answer passed on as is): copy it
     const copy = new Response(res.body, res);
-    copy.headers.set(CLAIM_HEADER, '1');
+    for (const name in claims) copy.headers.set(name, claims[name] as string);
     c.res = copy;
   }
 }
@@ -115,7 +111,7 @@ export function seawallHono(options: ShedOptions = {}): SeawallHonoMiddleware {
       const traced = openTelemetry() && inbound.trusted;
       await runWithContext(inbound, () => (traced ? runInCallerTrace(raw.headers, next) : next()));
       if (c.res.status >= 500) gate.countHandler5xx();
-      claim(c);
+      claim(c, inbound);
       return undefined;
     } finally {
       clientSignal.removeEventListener('abort', onAbort);

@@ -56,6 +56,10 @@ export class Metrics {
   readonly budgetTokens: Float64Array;
   usersTotal = 0;
   usersEnded = 0;
+  /** Retry radius: user requests on whose behalf some hop retried, the sum of their radii, and the largest. */
+  retriedUsers = 0;
+  radiusSum = 0;
+  radiusMax = 0;
   // ---- segments ----
   /** Segment i is [segmentStartMs[i], segmentStartMs[i + 1]); the last one never ends. */
   private readonly segmentStartMs: Float64Array;
@@ -172,6 +176,13 @@ export class Metrics {
   }
 
   /** A user got an answer (success or not) or gave up (latency = patience). `arrivalSegment` as in userArrived. */
+  /** One more hop retried on behalf of a user request; `radius` is how many have now (1 = the first). */
+  hopRetried(radius: number): void {
+    if (radius === 1) this.retriedUsers++;
+    this.radiusSum++;
+    if (radius > this.radiusMax) this.radiusMax = radius;
+  }
+
   userEnded(service: number, arrivalSegment: number, success: boolean, latencyMs: number, nowMs: number): void {
     this.usersEnded++;
     let mask = this.segmentMask[arrivalSegment] as number;

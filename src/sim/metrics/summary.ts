@@ -13,6 +13,11 @@ export interface RunSummary {
   amplification: Record<string, Record<string, number>>;
   recoverySeconds: number | null;
   wastedWorkFraction: number;
+  /**
+   * How many hops (call edges) retried on behalf of one user request, over the requests where any did: the largest
+   * and the mean. Plain retries grow it with depth; one layer or ownership keep it at 1.
+   */
+  retryRadius: { max: number; mean: number };
 }
 
 export interface TimeseriesRow {
@@ -167,6 +172,10 @@ export function summarize(
     amplification,
     recoverySeconds: recoverySeconds(model, metrics, durationMs),
     wastedWorkFraction: executions === 0 ? 0 : round6((metrics.wastedTotal[deepest] as number) / executions),
+    retryRadius: {
+      max: metrics.radiusMax,
+      mean: metrics.retriedUsers === 0 ? 0 : round6(metrics.radiusSum / metrics.retriedUsers),
+    },
   };
 }
 

@@ -3,9 +3,15 @@
 import type { Random } from '../../policy/random.js';
 import { RetryPolicy } from '../../policy/retry.js';
 import { LoadShedder } from '../../policy/shed.js';
+import type { RequestTraits } from '../../policy/types.js';
 import type { ModelSpec } from '../scenario/types.js';
 import { Sampler } from './distributions.js';
 import { EdgeRuntime, Instance, type Request, ServiceRuntime, TrafficSource } from './records.js';
+
+/** Simulated calls are idempotent reads (GET): a timeout or a 5xx may be replayed, as retryOn allows. */
+const GET: RequestTraits = Object.freeze({ idempotent: true });
+/** The same, for an edge with `oneLayer: false` (it retries even inside a request from a Seawall hop). */
+const GET_EVERY_LAYER: RequestTraits = Object.freeze({ idempotent: true, oneLayer: false });
 
 /**
  * Every random stream is forked by a stable name (service, instance, edge, source), so adding a service or
@@ -26,12 +32,16 @@ export function buildServices(model: ModelSpec, root: Random): ServiceRuntime[] 
   for (const service of services) {
     for (const instance of service.instances) {
       for (const call of service.spec.calls) {
-        const edge = model.edges.find((e) => e.from === service.spec.name && e.to === call.to);
+        const edgeIndex = model.edges.findIndex((e) => e.from === service.spec.name && e.to === call.to);
+        const edge = model.edges[edgeIndex];
         const callee = byName.get(call.to) as ServiceRuntime;
         const id = `${service.spec.name}#${instance.index}->${call.to}`;
         // One policy per caller instance and edge: its budget sees only this instance's calls, as in production.
         const policy = new RetryPolicy(edge?.policy ?? {}, { random: root.fork(`policy:${id}`) });
-        const runtime = new EdgeRuntime(callee, policy, call.optional, policy.config.propagateDeadline);
+        const seawall = edge?.seawall ?? true;
+        const propagate = seawall && policy.config.propagateDeadline;
+        const traits = edge === undefined || edge.oneLayer ? GET : GET_EVERY_LAYER;
+        const runtime = new EdgeRuntime(edgeIndex, callee, policy, call.optional, propagate, seawall, traits);
         runtime.next = instance.index % callee.instances.length;
         instance.edges.push(runtime);
       }

@@ -1,14 +1,12 @@
 // The caller side of the simulated system: calls over a service's edges, each driven by the production RetryCall.
 
-import type { Outcome, RequestTraits, StopReason } from '../../policy/types.js';
+import { answerClaimHeaders, callTraits, relayedStatus, sentDeadlineMs } from '../../policy/hop.js';
+import type { Outcome, StopReason } from '../../policy/types.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
 import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
 import { TIMEOUT_OUTCOME } from './outcomes.js';
 import { ANSWERED, CALLING, Call, type EdgeRuntime, type Instance, Request, TIMED_OUT, WAITING } from './records.js';
 import type { World } from './world.js';
-
-/** Simulated calls are idempotent reads (GET): a timeout or a 5xx may be replayed, as retryOn allows. */
-const GET: RequestTraits = Object.freeze({ idempotent: true });
 
 export function startCalls(world: World, request: Request): void {
   request.state = CALLING;
@@ -28,8 +26,8 @@ export function startCalls(world: World, request: Request): void {
 /** Starts the call over the parent's `index`th edge. */
 function startCall(world: World, parent: Request, index: number): void {
   const edge = parent.instance.edges[index] as EdgeRuntime;
-  // The inbound deadline (the header) bounds the outbound call, as the HTTP driver's context would.
-  const traits = parent.deadlineMs === null ? GET : { idempotent: true, inheritedDeadlineMs: parent.deadlineMs };
+  // What the inbound request brought (its deadline, the hop marker) shapes the call, by the HTTP driver's own rule.
+  const traits = callTraits(parent, edge.traits);
   const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, traits));
   if (Array.isArray(parent.calls)) parent.calls.push(call);
   else parent.calls = call;
@@ -48,8 +46,14 @@ function nextAttempt(world: World, call: Call): void {
   const instances = edge.callee.instances;
   const target = instances[edge.next] as Instance;
   edge.next = edge.next + 1 === instances.length ? 0 : edge.next + 1;
-  const deadlineMs = edge.propagate ? retry.deadlineMs : null;
-  const attempt = new Request(call, target, call.parent.user, deadlineMs);
+  // What the attempt sends (hop.ts): the marker on a Seawall hop, and the call's deadline when the policy propagates it.
+  const attempt = new Request(
+    call,
+    target,
+    call.parent.user,
+    sentDeadlineMs(retry.deadlineMs, edge.propagate),
+    edge.seawall,
+  );
   call.attempt = attempt;
   if (timeoutMs !== Number.POSITIVE_INFINITY) world.engine.after(timeoutMs, EV_TRY_TIMEOUT, attempt);
   world.engine.after(world.networkIsZero ? 0 : world.network.sample(), EV_MESSAGE, attempt);
@@ -62,7 +66,9 @@ export function onResponse(world: World, attempt: Request, outcome: number): voi
   const call = attempt.call as Call;
   attempt.call = null;
   call.attempt = null;
-  const response = world.outcomes.at(outcome);
+  // A Seawall call reads the callee's claims (hop.ts responseOutcome); a callee without Seawall sends none.
+  const edge = call.edge;
+  const response = world.outcomes.at(outcome, edge.seawall && edge.callee.seawall);
   call.lastStatus = response.status;
   decide(world, call, response);
 }
@@ -83,9 +89,41 @@ function decide(world: World, call: Call, outcome: Outcome): void {
   if (call.done) return;
   // onOutcomeMs() is onOutcome() without the Decision object: the wait before the next attempt, or -1 to stop.
   const waitMs = call.retry.onOutcomeMs(outcome, world.engine.nowMs);
-  if (waitMs < 0) callEnded(world, call, call.retry.stopReason as StopReason);
-  else if (waitMs > 0) world.engine.after(waitMs, EV_RETRY, call);
+  if (waitMs < 0) {
+    callEnded(world, call, call.retry.stopReason as StopReason);
+    return;
+  }
+  retried(world, call);
+  if (waitMs > 0) world.engine.after(waitMs, EV_RETRY, call);
   else nextAttempt(world, call);
+}
+
+/** Counts the edge once in its user's retry radius (how many hops retried on behalf of one root request). */
+function retried(world: World, call: Call): void {
+  const user = call.parent.user;
+  const id = call.edge.id;
+  if (id < 31) {
+    const bit = 1 << id;
+    if ((user.retriedMask & bit) !== 0) return;
+    user.retriedMask |= bit;
+  } else {
+    let more = user.retriedMore;
+    if (more === null) more = user.retriedMore = [];
+    else if (more.includes(id)) return;
+    more.push(id);
+  }
+  world.metrics.hopRetried(radiusOf(user));
+}
+
+/** Edges counted for `user` so far. */
+function radiusOf(user: { retriedMask: number; retriedMore: number[] | null }): number {
+  let bits = user.retriedMask;
+  let count = 0;
+  while (bits !== 0) {
+    bits &= bits - 1;
+    count++;
+  }
+  return count + (user.retriedMore === null ? 0 : user.retriedMore.length);
 }
 
 export function onRetry(world: World, call: Call): void {
@@ -97,10 +135,11 @@ function callEnded(world: World, call: Call, reason: StopReason): void {
   const parent = call.parent;
   if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
   if (reason !== 'succeeded' && !call.edge.optional) {
-    // A service answers with the status it got (504 when it got none: timeout or deadline).
-    const status = call.lastStatus >= 400 ? call.lastStatus : 504;
+    // A service answers with the status it got (504 when it got none), marked as relayed: a relaying hop never claims.
+    const status = relayedStatus(call.lastStatus);
     if (world.cancellation && Array.isArray(parent.calls)) abortCalls(world, parent);
-    world.respond(parent, status, null);
+    const service = parent.instance.service;
+    world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.passUp) : null);
     return;
   }
   const edges = parent.instance.edges;

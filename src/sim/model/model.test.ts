@@ -116,6 +116,7 @@ calls: { a -> b: ${NO_RETRY} }`);
       'amplification',
       'recoverySeconds',
       'wastedWorkFraction',
+      'retryRadius',
     ]);
     expect(Object.keys(result.summary.successRate)).toEqual(['w1', 'w2']);
     expect(Object.keys(result.summary.amplification.b ?? {})).toEqual(['w1', 'w2', 'total']);

@@ -3,6 +3,7 @@
 import type { Random } from '../../policy/random.js';
 import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
 import type { LoadShedder } from '../../policy/shed.js';
+import type { RequestTraits } from '../../policy/types.js';
 import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
 import type { Sampler } from './distributions.js';
 
@@ -11,6 +12,10 @@ export class UserRequest {
   ended = false;
   /** The request at the entry service, for cancellation when the user leaves. */
   request: Request | null = null;
+  /** Edges (EdgeRuntime.id) that retried on this user's behalf, the retry radius: a bit per edge below 31... */
+  retriedMask = 0;
+  /** ... and a list for the others (null until needed: scenarios rarely have 31 edges). */
+  retriedMore: number[] | null = null;
 
   constructor(
     readonly arrivalMs: number,
@@ -56,6 +61,9 @@ export class Request {
   slot = -1;
   /** Sequential calls: the call in progress. Parallel: every call, in edge order. */
   calls: Call | Call[] | null = null;
+  /** Hop facts the callee read (policy/hop.ts InboundHop): the deadline it honours, and whether a Seawall hop sent it. */
+  readonly deadlineMs: number | null;
+  readonly fromSeawallHop: boolean;
 
   constructor(
     /** The caller's call; null for a user's request, and cleared once the caller stops waiting. */
@@ -63,9 +71,15 @@ export class Request {
     readonly instance: Instance,
     readonly user: UserRequest,
     /** Deadline carried by the message (as the header would), ms. */
-    readonly deadlineMs: number | null,
+    sentDeadlineMs: number | null,
+    /** The message carried the hop marker (the attempt header). */
+    marker: boolean,
   ) {
     this.reply = call === null ? ENTRY : WAITING;
+    // A service without Seawall reads none of the hop headers.
+    const seawall = instance.service.seawall;
+    this.deadlineMs = seawall ? sentDeadlineMs : null;
+    this.fromSeawallHop = seawall && marker;
   }
 }
 
@@ -92,11 +106,17 @@ export class EdgeRuntime {
   next = 0;
 
   constructor(
+    /** Index of the edge in the model (the same for every caller instance): what the retry radius counts. */
+    readonly id: number,
     readonly callee: ServiceRuntime,
     readonly policy: RetryPolicy,
     readonly optional: boolean,
-    /** The policy sends the deadline downstream (RetryPolicy's propagateDeadline). */
+    /** The policy sends the deadline downstream (RetryPolicy's propagateDeadline, on a Seawall hop). */
     readonly propagate: boolean,
+    /** Made with Seawall: sends the hop marker, reads claims (from a callee running Seawall: others send none). */
+    readonly seawall: boolean,
+    /** The traits of every call over this edge before the inbound hop's facts are added (policy/hop.ts callTraits). */
+    readonly traits: RequestTraits,
   ) {}
 }
 
@@ -127,6 +147,8 @@ export class ServiceRuntime {
   /** From the spec, copied for the hot path: the service's own transient errors, and whether its calls run in parallel. */
   readonly errors: ErrorSpec | null;
   readonly parallel: boolean;
+  /** Runs Seawall: reads hop headers, claims its errors. */
+  readonly seawall: boolean;
   /** Requests present (queued, working or calling). */
   inFlight = 0;
   /** Transient errors added by faults currently in force. */
@@ -145,6 +167,7 @@ export class ServiceRuntime {
     this.workers = spec.shed === null ? null : spec.shed.workers;
     this.errors = spec.errors === null ? null : errorRates(spec.errors);
     this.parallel = spec.parallel;
+    this.seawall = spec.seawall;
   }
 }
 

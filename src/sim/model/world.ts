@@ -1,5 +1,6 @@
 // The simulated system: traffic, services and callers as event handlers that drive the production RetryPolicy and LoadShedder.
 
+import { answerClaimHeaders, DEADLINE_REFUSAL } from '../../policy/hop.js';
 import { createRandom } from '../../policy/random.js';
 import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
 import { Engine, type EventHandler } from '../engine.js';
@@ -157,7 +158,7 @@ export class World implements EventHandler, FaultTarget {
     const instances = service.instances;
     const instance = instances[service.nextEntry] as Instance;
     service.nextEntry = service.nextEntry + 1 === instances.length ? 0 : service.nextEntry + 1;
-    const request = new Request(null, instance, user, null);
+    const request = new Request(null, instance, user, null, false);
     user.request = request;
     this.arrive(request);
   }
@@ -197,7 +198,7 @@ export class World implements EventHandler, FaultTarget {
         this.respond(request, shedder.rejected.status, shedder.rejected.headers);
         break;
       default:
-        this.respond(request, 504, null);
+        this.respond(request, DEADLINE_REFUSAL.status, DEADLINE_REFUSAL.headers);
         break;
     }
   }
@@ -235,9 +236,14 @@ export class World implements EventHandler, FaultTarget {
 
   private onWorkDone(request: Request): void {
     if (request.state === ABORTED) this.finish(request);
-    else if (request.status !== 0) this.respond(request, request.status, null);
+    else if (request.status !== 0) this.respondOwnError(request, request.status);
     else if (request.instance.edges.length === 0) this.respond(request, 200, null);
     else startCalls(this, request);
+  }
+
+  /** The service's own error (a transient failure of its work): a Seawall service claims it (hop.ts). */
+  private respondOwnError(request: Request, status: number): void {
+    this.respond(request, status, request.instance.service.seawall ? answerClaimHeaders(status, null) : null);
   }
 
   /** Ends the handling of a request and answers whoever still waits for it. */
@@ -286,7 +292,7 @@ export class World implements EventHandler, FaultTarget {
       if (request === undefined) break;
       request.slot = -1;
       if (shedder.lastDropped) {
-        this.respond(request, 504, null);
+        this.respond(request, DEADLINE_REFUSAL.status, DEADLINE_REFUSAL.headers);
       } else {
         this.startWork(request, shedder.lastWaitedMs);
       }

@@ -12,7 +12,7 @@ import type { Scenario, VariantSpec } from './types.js';
 
 export { ScenarioError };
 
-const MODEL_KEYS = ['traffic', 'network', 'services', 'calls', 'faults', 'cancellation'] as const;
+const MODEL_KEYS = ['traffic', 'network', 'services', 'calls', 'faults', 'cancellation', 'ownership'] as const;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export const DEFAULT_VARIANT = 'default';
 

@@ -81,6 +81,7 @@ function resolveService(name: string, input: ServiceInput, problems: Problem[]):
     errors: toErrors(input.errors),
     calls,
     parallel: input.parallel ?? false,
+    seawall: input.seawall ?? true,
   };
 }
 
@@ -119,9 +120,16 @@ function checkCallGraph(services: ServiceSpec[], problems: Problem[]): void {
   for (const service of services) if (!state.has(service.name) && visit(service.name)) break;
 }
 
+function readFlag(value: unknown, path: string, problems: Problem[]): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  problems.push({ path, message: 'must be true or false' });
+  return undefined;
+}
+
 function resolveEdges(
   services: ServiceSpec[],
   calls: Record<string, unknown>,
+  ownership: boolean | undefined,
   problems: Problem[],
   warnings: Problem[],
 ): EdgeSpec[] {
@@ -143,11 +151,31 @@ function resolveEdges(
   for (const service of services) {
     for (const call of service.calls) {
       const key = edgeKey(service.name, call.to);
-      const config = calls[key] ?? {};
-      const result = validateRetryConfig(config, joinKey('calls', key));
+      const path = joinKey('calls', key);
+      const block = calls[key] ?? {};
+      let config: unknown = block;
+      // A caller running Seawall sends its headers and applies its policy whether or not the callee reads them.
+      let seawall = service.seawall;
+      let oneLayer = true;
+      if (block !== null && typeof block === 'object' && !Array.isArray(block)) {
+        // `seawall` and `oneLayer` describe the hop (the HTTP client's options), the rest is the RetryPolicy's config.
+        const { seawall: edgeSeawall, oneLayer: edgeOneLayer, ...policy } = block as Record<string, unknown>;
+        seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
+        oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
+        // The variant's `ownership` applies to every Seawall hop that does not set its own.
+        config =
+          ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
+        if (!seawall && policy.ownership === true) {
+          problems.push({
+            path: joinKey(path, 'ownership'),
+            message: 'needs a Seawall hop (this call is seawall: false)',
+          });
+        }
+      }
+      const result = validateRetryConfig(config, path);
       problems.push(...fromConfigIssues(result.issues));
       warnings.push(...fromConfigIssues(result.warnings));
-      edges.push({ from: service.name, to: call.to, policy: config as EdgeSpec['policy'] });
+      edges.push({ from: service.name, to: call.to, policy: config as EdgeSpec['policy'], seawall, oneLayer });
     }
   }
   return edges;
@@ -189,7 +217,7 @@ export function resolveModel(input: ModelInput, problems: Problem[], warnings: P
     return { to: t.to, ratePerS: t.rate, patienceMs: t.patience ?? null };
   });
   if (services.length === 0) problems.push({ path: 'services', message: 'must define at least one service' });
-  const edges = resolveEdges(services, input.calls ?? {}, problems, warnings);
+  const edges = resolveEdges(services, input.calls ?? {}, input.ownership, problems, warnings);
   const faults = (input.faults ?? []).map((f, index) => resolveFault(f, index, names, problems));
   faults.forEach((fault, index) => {
     const target = services.find((s) => s.name === fault.service);

@@ -85,6 +85,8 @@ export const serviceSchema = z.strictObject({
   errors: errorsSchema.optional(),
   calls: z.array(callSchema, { error: say('must be a list of service names') }).optional(),
   parallel: z.boolean({ error: say('must be true or false') }).optional(),
+  /** false: the service does not run Seawall (ignores hop headers, sends no claims); default true. */
+  seawall: z.boolean({ error: say('must be true or false') }).optional(),
   queueLimit: z.unknown().optional(),
   retryAfter: z.unknown().optional(),
   dropExpired: z.unknown().optional(),
@@ -130,6 +132,8 @@ export const modelSchema = z.strictObject({
   calls: z.record(z.string(), z.unknown(), mapping).optional(),
   faults: z.array(faultSchema, { error: say('must be a list') }).optional(),
   cancellation: z.boolean({ error: say('must be true or false') }).optional(),
+  /** Error ownership at every hop (an edge's own `ownership` key wins). */
+  ownership: z.boolean({ error: say('must be true or false') }).optional(),
 });
 
 export type ModelInput = z.output<typeof modelSchema>;
@@ -147,6 +151,7 @@ export const variantSchema = z.strictObject(
     calls: z.record(z.string(), z.unknown(), mapping).optional(),
     faults: z.unknown().optional(),
     cancellation: z.unknown().optional(),
+    ownership: z.unknown().optional(),
   },
   mapping,
 );
@@ -168,6 +173,7 @@ export const fileSchema = z.strictObject(
     calls: z.unknown().optional(),
     faults: z.unknown().optional(),
     cancellation: z.unknown().optional(),
+    ownership: z.unknown().optional(),
   },
   mapping,
 );

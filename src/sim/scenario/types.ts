@@ -38,6 +38,8 @@ export interface ServiceSpec {
   calls: CallSpec[];
   /** Downstream calls go out together (fan-out) instead of one after another. */
   parallel: boolean;
+  /** The service runs Seawall: it reads hop headers (deadline, hop marker) and claims its errors. */
+  seawall: boolean;
 }
 
 /** One caller -> callee edge and the RetryPolicy config every caller instance uses on it. */
@@ -45,6 +47,14 @@ export interface EdgeSpec {
   from: string;
   to: string;
   policy: RetryPolicyConfig;
+  /**
+   * The caller makes this call with Seawall: it sends the hop marker (and the deadline, if the policy propagates it)
+   * and reads the callee's claims. False when the edge says `seawall: false` or the caller runs without Seawall. (A
+   * callee without Seawall ignores what it is sent and claims nothing.)
+   */
+  seawall: boolean;
+  /** The one-layer rule applies to this call (the HTTP client's `oneLayer` option; default true). */
+  oneLayer: boolean;
 }
 
 /** A change that holds over [startMs, endMs). */
