@@ -342,4 +342,21 @@ export const KNOCKOUTS: Knockout[] = [
     replace: 'trustClaims: true,',
     tests: ['test/http/ownership.test.ts'],
   },
+  {
+    id: 'hop-inbound-marker',
+    mechanism:
+      'a call made for a request from another Seawall hop knows it (the hop marker reaches the policy) in both drivers',
+    file: RETRY,
+    find: 'const fromSeawallHop = traits.fromSeawallHop === true || inbound?.fromSeawallHop === true;',
+    replace: 'const fromSeawallHop = traits.fromSeawallHop === true;',
+    tests: ['src/policy/hop.test.ts', 'src/sim/hops.test.ts', 'test/http/ownership.test.ts'],
+  },
+  {
+    id: 'hop-inbound-deadline',
+    mechanism: "the inbound request's deadline bounds every call made for it, in both drivers",
+    file: RETRY,
+    find: '      deadlineMs = deadlineMs === null ? hopDeadline : Math.min(deadlineMs, hopDeadline);',
+    replace: '      deadlineMs = deadlineMs ?? null;',
+    tests: ['src/policy/hop.test.ts', 'test/http/operate.test.ts', 'src/sim/hops.test.ts'],
+  },
 ];

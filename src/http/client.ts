@@ -114,7 +114,7 @@ export class CallRunner<P> {
       this.trustClaims = prepared.trustClaims;
       this.context = prepared.context;
       this.contextSignal = prepared.contextSignal;
-      call = settings.policy.start(now, prepared.traits);
+      call = settings.policy.start(now, prepared.traits, prepared.context ?? null);
     } catch (error) {
       this.state = ENDED;
       this.transport.fail(error); // invalid per-call options (ConfigError)

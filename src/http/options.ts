@@ -9,7 +9,6 @@ import {
 } from '../policy/classify.js';
 import { ConfigError, joinPath } from '../policy/config-error.js';
 import { type Duration, parseDuration } from '../policy/duration.js';
-import { callTraits } from '../policy/hop.js';
 import { RetryPolicy } from '../policy/retry.js';
 import type { RetryPolicyConfig } from '../policy/retry-config.js';
 import type { RequestTraits } from '../policy/types.js';
@@ -256,8 +255,8 @@ export class ClientSettings {
     }
     const propagate = o?.propagate ?? this.propagate;
     return {
-      // The hop rules (policy/hop.ts): the inbound request's deadline and hop marker are added there.
-      traits: callTraits(context, {
+      // The inbound request's deadline and hop marker reach the policy as `context` (RetryPolicy.start's inbound).
+      traits: {
         method: request.method,
         idempotent, // resolved here already: the policy need not look at the method again
         hasIdempotencyKey,
@@ -269,7 +268,7 @@ export class ClientSettings {
         maxAttempts,
         oneLayer: o?.oneLayer ?? this.oneLayer,
         retryOn: retryOn === undefined ? undefined : this.retryOnSet(retryOn),
-      }),
+      },
       extraHeaders,
       contextSignal: context?.signal,
       propagate,

@@ -7,7 +7,6 @@ import {
   attemptHeaders,
   CLAIM_HEADER,
   CRITERIA_MET_HEADER,
-  callTraits,
   deadlinePassed,
   HOP_REQUEST_HEADERS,
   type InboundHop,
@@ -17,7 +16,8 @@ import {
   sentDeadlineMs,
   UNTRUSTED_INBOUND,
 } from './hop.js';
-import type { Outcome, RequestTraits } from './types.js';
+import { RetryPolicy } from './retry.js';
+import type { Outcome } from './types.js';
 
 const NOW = 1_700_000_000_000;
 const MAX = 300_000;
@@ -132,30 +132,36 @@ describe('readInboundHop', () => {
   });
 });
 
-describe('callTraits', () => {
-  const own: RequestTraits = { method: 'GET', maxAttempts: 3 };
+describe("RetryPolicy.start's inbound: what a call inherits from the request it is made for", () => {
+  const policy = () => new RetryPolicy({ maxAttempts: 3, budget: false, deadline: false });
 
-  it('returns the call’s own traits, the same object, outside a request or when the request brought nothing', () => {
-    expect(callTraits(null, own)).toBe(own);
-    expect(callTraits(undefined, own)).toBe(own);
-    expect(callTraits(UNTRUSTED_INBOUND, own)).toBe(own);
-    expect(callTraits({ deadlineMs: null, fromSeawallHop: false }, own)).toBe(own);
+  it('nothing, outside a request or when the request brought nothing (and untrusted requests bring nothing)', () => {
+    for (const inbound of [null, UNTRUSTED_INBOUND, { deadlineMs: null, fromSeawallHop: false }]) {
+      const call = policy().start(NOW, {}, inbound);
+      expect([call.deadlineMs, call.maxAttempts]).toEqual([null, 3]);
+    }
   });
 
-  it('inherits the inbound deadline and the hop marker, keeping the call’s own traits', () => {
-    const inbound: InboundHop = { deadlineMs: NOW + 800, fromSeawallHop: true };
-    expect(callTraits(inbound, own)).toEqual({ ...own, inheritedDeadlineMs: NOW + 800, fromSeawallHop: true });
-    expect(callTraits({ deadlineMs: null, fromSeawallHop: true }, own)).toEqual({
-      ...own,
-      inheritedDeadlineMs: null,
-      fromSeawallHop: true,
-    });
-    expect(callTraits({ deadlineMs: NOW + 5, fromSeawallHop: false }, own)).toEqual({
-      ...own,
-      inheritedDeadlineMs: NOW + 5,
-      fromSeawallHop: false,
-    });
-    expect(own).toEqual({ method: 'GET', maxAttempts: 3 }); // not changed in place
+  it('the inbound deadline bounds the call, and only ever shortens it', () => {
+    const inbound: InboundHop = { deadlineMs: NOW + 800, fromSeawallHop: false };
+    expect(policy().start(NOW, {}, inbound).deadlineMs).toBe(NOW + 800);
+    expect(policy().start(NOW, { deadlineMs: NOW + 300 }, inbound).deadlineMs).toBe(NOW + 300);
+    expect(policy().start(NOW, { deadlineMs: NOW + 5000 }, inbound).deadlineMs).toBe(NOW + 800);
+    expect(policy().start(NOW, { inheritedDeadlineMs: NOW + 200 }, inbound).deadlineMs).toBe(NOW + 200);
+  });
+
+  it('refuses an inbound deadline that is not a finite number (a hand-made context), before the call starts', () => {
+    const p = policy();
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => p.start(NOW, {}, { deadlineMs: bad, fromSeawallHop: false })).toThrow(/inbound\.deadlineMs/);
+    }
+    expect(p.stats().calls).toBe(0);
+  });
+
+  it('the hop marker makes the call one attempt (the outermost hop retries), unless oneLayer is false', () => {
+    const inbound: InboundHop = { deadlineMs: null, fromSeawallHop: true };
+    expect(policy().start(NOW, {}, inbound).maxAttempts).toBe(1);
+    expect(policy().start(NOW, { oneLayer: false }, inbound).maxAttempts).toBe(3);
   });
 });
 

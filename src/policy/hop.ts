@@ -13,7 +13,7 @@ import {
 } from './deadline.js';
 import { CLAIM_HEADER, CRITERIA_MET_HEADER, errorClaimHeaders, type RelayedClaim, readClaim } from './ownership.js';
 import { formatRetryAfter, formatRetryAfterMs, type HeaderValue, RETRY_AFTER_MS_HEADER } from './retry-after.js';
-import type { Outcome, RequestTraits } from './types.js';
+import type { Outcome } from './types.js';
 
 export { CLAIM_HEADER, CRITERIA_MET_HEADER };
 /** Header carrying the attempt number (1, 2, ...), like Envoy's x-envoy-attempt-count. Its presence marks a Seawall hop. */
@@ -136,16 +136,10 @@ export function readInboundHop(headers: HeaderSource, nowMs: number, maxDeadline
   return { deadlineMs: read.atMs, fromSeawallHop: hop, malformed: false, capped: read.capped, skewed };
 }
 
-/**
- * The traits of an outbound call made while handling `inbound` (null: not inside a request): the inbound deadline
- * bounds the call (RetryCall takes the earliest of the call's own, the inherited and the policy's) and the hop marker
- * decides the layer rule. Both drivers build their calls' traits here.
- */
-export function callTraits(inbound: InboundHop | null | undefined, own: RequestTraits): RequestTraits {
-  if (inbound === null || inbound === undefined) return own;
-  if (inbound.deadlineMs === null && !inbound.fromSeawallHop) return own; // it brought nothing: no copy
-  return { ...own, inheritedDeadlineMs: inbound.deadlineMs, fromSeawallHop: inbound.fromSeawallHop };
-}
+// What a call inherits from the request it is made for is applied by RetryPolicy.start(now, traits, inbound): the
+// inbound deadline bounds the call (the earliest of the call's own, the inherited and the policy's), and the hop
+// marker decides the layer rule (retry.ts). Both drivers pass their InboundHop there: the HTTP client the request's
+// context, the simulator the simulated request.
 
 // ---- what an attempt sends out ------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ import { backoffDelay } from './backoff.js';
 import { createBudget, type RetryBudget } from './budget.js';
 import { classifyOutcome, compileRetryConditions, isIdempotentMethod, type RetryOnSet } from './classify.js';
 import { ConfigError, type ConfigIssue } from './config-error.js';
-import { ATTEMPT_HEADER, attemptHeaders, deadlinePassed, sentDeadlineMs } from './hop.js';
+import { ATTEMPT_HEADER, attemptHeaders, deadlinePassed, type InboundHop, sentDeadlineMs } from './hop.js';
 import { type Claim, ownershipDecision, type RelayedClaim } from './ownership.js';
 import { createRandom, type Random } from './random.js';
 import { parseGrpcPushback, serverWait } from './retry-after.js';
@@ -100,9 +100,13 @@ export class RetryPolicy {
     return this.resolved;
   }
 
-  /** Starts one logical call. */
-  start(nowMs: number, traits: RequestTraits = {}): RetryCall {
-    return new RetryCall(this, this.budgetFor(traits.upstream ?? ''), nowMs, traits);
+  /**
+   * Starts one logical call. `inbound`: the hop facts of the request being handled (hop.ts InboundHop: the HTTP
+   * middleware's context, a simulated request), if the call is made for one: its deadline bounds the call and its hop
+   * marker decides the layer rule. Both drivers pass it here, so the rule is applied in one place.
+   */
+  start(nowMs: number, traits: RequestTraits = {}, inbound: InboundHop | null = null): RetryCall {
+    return new RetryCall(this, this.budgetFor(traits.upstream ?? ''), nowMs, traits, inbound);
   }
 
   /**
@@ -200,6 +204,7 @@ export class RetryCall {
     private readonly budget: RetryBudget,
     nowMs: number,
     traits: RequestTraits,
+    inbound: InboundHop | null = null,
   ) {
     checkTraits(traits);
     const config = policy.config;
@@ -212,12 +217,22 @@ export class RetryCall {
     if (inherited !== undefined && inherited !== null) {
       deadlineMs = deadlineMs === null ? inherited : Math.min(deadlineMs, inherited);
     }
+    // The hop rule: what the inbound request brought (its deadline; whether a Seawall hop sent it).
+    const hopDeadline = inbound === null ? null : inbound.deadlineMs;
+    if (hopDeadline !== null && hopDeadline !== undefined && !Number.isFinite(hopDeadline)) {
+      throw new ConfigError([
+        { path: 'inbound.deadlineMs', message: `must be a finite number of epoch ms (or null), got ${hopDeadline}` },
+      ]);
+    }
+    if (hopDeadline !== null && hopDeadline !== undefined)
+      deadlineMs = deadlineMs === null ? hopDeadline : Math.min(deadlineMs, hopDeadline);
+    const fromSeawallHop = traits.fromSeawallHop === true || inbound?.fromSeawallHop === true;
     this.deadlineMs = deadlineMs;
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
     // Retries at one layer: inside a request from another Seawall hop, one attempt (unless ownership decides instead).
-    const oneLayer = traits.fromSeawallHop === true && traits.oneLayer !== false && !config.ownership;
+    const oneLayer = fromSeawallHop && traits.oneLayer !== false && !config.ownership;
     this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
     this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;

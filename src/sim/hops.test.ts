@@ -113,6 +113,33 @@ describe('the same policy at two hops (the hole this closes: 3× over HTTP, 9× 
   });
 });
 
+describe('the inbound deadline in the simulator', () => {
+  it("bounds the calls made for the request: b's call to a slow c stops at a's deadline, not at its own 15 s", () => {
+    const scenario = parseScenario(
+      `
+name: inherit
+duration: 10s
+traffic: [{ to: a, rate: 5, patience: 10s }]
+network: { latency: 1ms }
+services:
+  a: { calls: [b] }
+  b: { calls: [c] }
+  c: { serviceTime: 500ms }
+calls:
+  a -> b: { maxAttempts: 1, deadline: { patience: 200ms } }
+  b -> c: { maxAttempts: 1 }
+`,
+      'inline',
+    );
+    const run = runVariant(scenario, 'default', 1);
+    const bCalls = run.services.find((s) => s.name === 'b')?.calls.c;
+    expect(bCalls?.calls).toBeGreaterThan(30);
+    // Every ended one was cut at ~200 ms by the inherited deadline (the last may still be open when the run stops).
+    expect(bCalls?.perTryTimeouts).toBe((bCalls?.calls ?? 0) - (bCalls?.active ?? 0));
+    expect(bCalls?.stops.succeeded).toBe(0);
+  });
+});
+
 describe('error ownership in the simulator, rule by rule', () => {
   const stops = (run: VariantRun, caller: string, callee: string): Partial<Record<StopReason, number>> =>
     run.services.find((s) => s.name === caller)?.calls[callee]?.stops ?? {};

@@ -1,6 +1,6 @@
 // The caller side of the simulated system: calls over a service's edges, each driven by the production RetryCall.
 
-import { answerClaimHeaders, callTraits, relayedStatus, sentDeadlineMs } from '../../policy/hop.js';
+import { answerClaimHeaders, relayedStatus, sentDeadlineMs } from '../../policy/hop.js';
 import type { Outcome, StopReason } from '../../policy/types.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
 import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
@@ -26,9 +26,8 @@ export function startCalls(world: World, request: Request): void {
 /** Starts the call over the parent's `index`th edge. */
 function startCall(world: World, parent: Request, index: number): void {
   const edge = parent.instance.edges[index] as EdgeRuntime;
-  // What the inbound request brought (its deadline, the hop marker) shapes the call, by the HTTP driver's own rule.
-  const traits = callTraits(parent, edge.traits);
-  const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, traits));
+  // What the inbound request brought (its deadline, the hop marker) shapes the call, as the HTTP client's context does.
+  const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, edge.traits, parent));
   if (Array.isArray(parent.calls)) parent.calls.push(call);
   else parent.calls = call;
   nextAttempt(world, call);

@@ -115,7 +115,7 @@ export class EdgeRuntime {
     readonly propagate: boolean,
     /** Made with Seawall: sends the hop marker, reads claims (from a callee running Seawall: others send none). */
     readonly seawall: boolean,
-    /** The traits of every call over this edge before the inbound hop's facts are added (policy/hop.ts callTraits). */
+    /** The traits of every call over this edge (the inbound hop's facts go to RetryPolicy.start beside them). */
     readonly traits: RequestTraits,
   ) {}
 }
