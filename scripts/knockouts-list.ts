@@ -296,7 +296,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'sim-relayed-unclaimed',
     mechanism: 'a simulated hop marks the error it relays as its failed call says, never as its own (claimed)',
     file: 'src/sim/model/caller.ts',
-    find: 'answerClaimHeaders(status, call.retry.passUp)',
+    find: 'answerClaimHeaders(status, call.retry.relayMark)',
     replace: 'answerClaimHeaders(status, null)',
     tests: ['src/sim/hops.test.ts'],
   },

@@ -5,6 +5,7 @@ import {
   CLAIM_HEADER,
   type Claim,
   CRITERIA_MET_HEADER,
+  combineRelayed,
   errorClaimHeaders,
   ownershipDecision,
   readClaim,
@@ -161,5 +162,16 @@ describe('errorClaimHeaders', () => {
     for (const relayed of [null, 'unclaimed', 'criteria-met'] as const) {
       expect(Object.isFrozen(errorClaimHeaders(relayed))).toBe(true);
     }
+  });
+});
+
+describe('combineRelayed: several failed calls behind one answer', () => {
+  it('unclaimed wins, in either order; criteria-met only when every mark says so; null is no mark', () => {
+    expect(combineRelayed(null, null)).toBeNull();
+    expect(combineRelayed(null, 'criteria-met')).toBe('criteria-met');
+    expect(combineRelayed('unclaimed', null)).toBe('unclaimed');
+    expect(combineRelayed('criteria-met', 'criteria-met')).toBe('criteria-met');
+    expect(combineRelayed('criteria-met', 'unclaimed')).toBe('unclaimed');
+    expect(combineRelayed('unclaimed', 'criteria-met')).toBe('unclaimed');
   });
 });

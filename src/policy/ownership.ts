@@ -82,6 +82,16 @@ export function readClaim(claim: HeaderValue, criteriaMet: HeaderValue, trusted 
   return 'absent';
 }
 
+/**
+ * Two marks of one answer (several calls of the request failed): unclaimed wins, so the combination does not depend
+ * on the order the calls failed in, and one hop that spent its retries is enough to stop the hops above.
+ */
+export function combineRelayed(a: RelayedClaim | null, b: RelayedClaim | null): RelayedClaim | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a === 'unclaimed' || b === 'unclaimed' ? 'unclaimed' : 'criteria-met';
+}
+
 const CLAIMED_HEADERS: Readonly<Record<string, string>> = Object.freeze({ [CLAIM_HEADER]: '1' });
 const UNCLAIMED_HEADERS: Readonly<Record<string, string>> = Object.freeze({ [CLAIM_HEADER]: '0' });
 const CRITERIA_MET_HEADERS: Readonly<Record<string, string>> = Object.freeze({

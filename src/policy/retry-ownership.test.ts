@@ -138,13 +138,17 @@ describe('RetryCall.passUp: how a failed call marks the error it relays', () => 
     // Not in this hop's retryOn (500 is not in the default list).
     expect(run(policy(true, 3), failing('claimed', 500))).toMatchObject({ attempts: 1, stop: 'not-retryable' });
     expect(run(policy(true, 3), failing('claimed', 500)).call.passUp).toBe('criteria-met');
-    // Unsafe to replay here (a POST without an idempotency key, on a timeout-like 500 with retryOn 5xx).
-    const p5xx = new RetryPolicy({ budget: false, backoff: 'none', ownership: true, retryOn: ['5xx'] });
-    const unsafe = run(p5xx, failing('claimed', 500), { method: 'POST' });
-    expect([unsafe.stop, unsafe.call.passUp]).toEqual(['unsafe-to-retry', 'criteria-met']);
     // A one-shot body.
     const oneShot = run(policy(true, 3), failing('claimed'), { bodyReplayable: false });
     expect([oneShot.stop, oneShot.call.passUp]).toEqual(['body-not-replayable', 'criteria-met']);
+  });
+
+  it('a claimed error unsafe to replay here goes up unclaimed: a retry from above would repeat the side effect', () => {
+    for (const maxAttempts of [1, 3]) {
+      const p5xx = new RetryPolicy({ budget: false, backoff: 'none', ownership: true, retryOn: ['5xx'], maxAttempts });
+      const unsafe = run(p5xx, failing('claimed', 500), { method: 'POST' });
+      expect([unsafe.stop, unsafe.call.passUp]).toEqual(['unsafe-to-retry', 'unclaimed']);
+    }
   });
 
   it('a claimed error whose retry the budget or the deadline refused goes up unclaimed: the storm stops here', () => {
@@ -154,6 +158,28 @@ describe('RetryCall.passUp: how a failed call marks the error it relays', () => 
     );
     const refused = run(budgeted, failing('claimed'));
     expect([refused.stop, refused.attempts, refused.call.passUp]).toEqual(['budget-exhausted', 1, 'unclaimed']);
+  });
+});
+
+describe('RetryCall.relayMark: whether an answer relays this call at all', () => {
+  it('nothing while the call runs, after a success, after the caller aborted, or after an answer below 500', () => {
+    const p = policy(true, 3);
+    const running = p.start(0);
+    expect(running.relayMark).toBeNull();
+    running.beginAttempt(0);
+    running.onOutcome({ kind: 'response', status: 200 }, 0);
+    expect(running.relayMark).toBeNull();
+    const aborted = p.start(0);
+    aborted.beginAttempt(0);
+    aborted.abort(0);
+    expect(aborted.relayMark).toBeNull();
+    expect(run(p, failing('claimed', 404)).call.relayMark).toBeNull();
+  });
+
+  it('passUp after a 5xx or no answer at all', () => {
+    expect(run(policy(true, 3), failing('claimed')).call.relayMark).toBe('unclaimed');
+    expect(run(policy(true, 1), failing('claimed')).call.relayMark).toBe('criteria-met');
+    expect(run(policy(true, 1), timeout).call.relayMark).toBe('unclaimed');
   });
 });
 

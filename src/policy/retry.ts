@@ -184,6 +184,8 @@ export class RetryCall {
   stopReason: StopReason | null = null;
   /** The claim read off the last attempt's outcome (`absent` for a timeout, a reset, or no claim header). */
   lastClaim: Claim = 'absent';
+  /** Status of the last attempt's response; 0 when it had none (a timeout, a reset, no attempt yet). */
+  lastStatus = 0;
   private inAttempt = false;
   private holdsRetrySlot = false;
   private previousDelayMs = 0;
@@ -257,12 +259,22 @@ export class RetryCall {
    */
   get passUp(): RelayedClaim {
     const reason = this.stopReason;
-    const couldRetry =
-      this.maxAttempts > 1 &&
-      reason !== 'not-retryable' &&
-      reason !== 'unsafe-to-retry' &&
-      reason !== 'body-not-replayable';
+    // A replay here could repeat a side effect: no hop above may cause one by retrying the whole path.
+    if (reason === 'unsafe-to-retry') return 'unclaimed';
+    const couldRetry = this.maxAttempts > 1 && reason !== 'not-retryable' && reason !== 'body-not-replayable';
     return ownershipDecision(this.lastClaim, couldRetry).passUp;
+  }
+
+  /**
+   * The mark an answer relaying this call's failure carries (passUp), or null when the call leaves nothing to relay:
+   * it succeeded, is still running, was aborted by its caller, or ended on an answer below 500 (a 404 is the
+   * caller's business, not an error to retry above).
+   */
+  get relayMark(): RelayedClaim | null {
+    const reason = this.stopReason;
+    if (reason === null || reason === 'succeeded' || reason === 'aborted') return null;
+    if (this.lastStatus !== 0 && this.lastStatus < 500) return null;
+    return this.passUp;
   }
 
   /** Begins the next attempt, or stops the call when no time is left for one. */
@@ -321,7 +333,13 @@ export class RetryCall {
     const counters = this.policy.counters;
     const config = this.policy.config;
     if (outcome.kind === 'timeout') counters.perTryTimeouts++;
-    this.lastClaim = outcome.kind === 'response' ? (outcome.claim ?? 'absent') : 'absent';
+    if (outcome.kind === 'response') {
+      this.lastStatus = outcome.status;
+      this.lastClaim = outcome.claim ?? 'absent';
+    } else {
+      this.lastStatus = 0;
+      this.lastClaim = 'absent';
+    }
     const verdict = classifyOutcome(outcome, this.retryOnOverride ?? config.retryOn, this);
     if (verdict.budget === 'success') this.budget.recordSuccess();
     else if (verdict.budget === 'failure') this.budget.recordFailure();

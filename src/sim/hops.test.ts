@@ -113,6 +113,21 @@ describe('the same policy at two hops (the hole this closes: 3× over HTTP, 9× 
   });
 });
 
+describe('the retry radius past 31 edges (where the per-user bit set overflows into a list)', () => {
+  it('counts each retrying edge once, below and above edge 31', () => {
+    const depth = 34;
+    const edges = ['s30 -> s31', 's33 -> s34'].map((e) => `      ${e}: { maxAttempts: 3 }`).join('\n');
+    const scenario = chain(
+      depth,
+      '{ maxAttempts: 1, backoff: none, budget: false }',
+      `variants:\n  two-retrying:\n    ${NO_SEAWALL(depth)}\n    calls:\n${edges}`,
+    );
+    const summary = runVariant(scenario, 'two-retrying', 1).summary;
+    expect(summary.retryRadius).toEqual({ max: 2, mean: 2 });
+    expect(Math.abs(load(summary, 's34') / 9 - 1)).toBeLessThan(0.02);
+  });
+});
+
 describe('the inbound deadline in the simulator', () => {
   it("bounds the calls made for the request: b's call to a slow c stops at a's deadline, not at its own 15 s", () => {
     const scenario = parseScenario(

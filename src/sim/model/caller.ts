@@ -138,7 +138,7 @@ function callEnded(world: World, call: Call, reason: StopReason): void {
     const status = relayedStatus(call.lastStatus);
     if (world.cancellation && Array.isArray(parent.calls)) abortCalls(world, parent);
     const service = parent.instance.service;
-    world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.passUp) : null);
+    world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.relayMark) : null);
     return;
   }
   const edges = parent.instance.edges;
