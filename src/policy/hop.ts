@@ -110,9 +110,10 @@ const HOP_WITHOUT_DEADLINE: InboundRead = Object.freeze({ ...PLAIN, fromSeawallH
 export const UNTRUSTED_INBOUND: InboundHop = PLAIN;
 
 /**
- * Reads a trusted request's hop facts. Deadline precedence (deadline.ts readDeadline): a relative grpc-timeout, then
- * Envoy's expected timeout, then the absolute header, capped at `maxDeadlineMs` from now; an absolute deadline more
- * than DEADLINE_SKEW_TOLERANCE_MS from the relative one is `skewed` (the relative one wins: immune to clock skew).
+ * Reads a trusted request's hop facts. Deadline precedence (deadline.ts readDeadline): a relative form decides
+ * (grpc-timeout or Envoy's expected timeout, the earlier if both), the absolute header only when no relative one is
+ * usable; capped at `maxDeadlineMs` from now. An absolute deadline more than DEADLINE_SKEW_TOLERANCE_MS from the
+ * relative one is `skewed` (the relative one wins: immune to clock skew).
  * Never throws; a malformed deadline is no deadline.
  */
 export function readInboundHop(headers: HeaderSource, nowMs: number, maxDeadlineMs: number): InboundRead {

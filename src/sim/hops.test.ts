@@ -128,6 +128,35 @@ describe('the retry radius past 31 edges (where the per-user bit set overflows i
   });
 });
 
+describe('a refusal from a service without Seawall', () => {
+  it('carries only the standard Retry-After (whole seconds): no retry-after-ms, no claim', () => {
+    const scenario = parseScenario(
+      `
+name: plain-refusal
+duration: 20s
+windows: { all: [2s, 18s] }
+traffic: [{ to: a, rate: 30, patience: 10s }]
+network: { latency: 1ms }
+services:
+  a: { calls: [b] }
+  b: { workers: 1, queueLimit: 0, retryAfter: 200ms, serviceTime: 20ms }
+calls:
+  a -> b: { maxAttempts: 2, backoff: none, budget: false }
+variants:
+  seawall: {}
+  without-seawall: { services: { b: { seawall: false } } }
+`,
+      'inline',
+    );
+    const p99 = (variant: string) => runVariant(scenario, variant, 1).summary.p99Ms.all ?? Number.NaN;
+    // A refused request waits for the exact 200 ms (retry-after-ms) from a Seawall service, 1 s (Retry-After: 1)
+    // from a plain one.
+    expect(p99('seawall')).toBeGreaterThan(200);
+    expect(p99('seawall')).toBeLessThan(400);
+    expect(p99('without-seawall')).toBeGreaterThan(1000);
+  });
+});
+
 describe('the inbound deadline in the simulator', () => {
   it("bounds the calls made for the request: b's call to a slow c stops at a's deadline, not at its own 15 s", () => {
     const scenario = parseScenario(

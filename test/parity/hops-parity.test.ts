@@ -16,6 +16,8 @@ const REQUESTS = 8;
 
 interface Mode {
   name: string;
+  /** B runs without Seawall: a plain server with a hand-written loop of 3 attempts, no headers, no claims. */
+  plainB?: boolean;
   /** A's and B's policies, and the client's / edge's oneLayer. */
   a: RetryPolicyConfig;
   b: RetryPolicyConfig;
@@ -41,6 +43,14 @@ const MODES: Mode[] = [
     oneLayer: true,
     expected: { b: 3, c: 3 },
   },
+  {
+    name: 'ownership, B without Seawall (its own loop of 3; A is the nearest Seawall caller)',
+    a: { ownership: true },
+    b: {},
+    oneLayer: true,
+    plainB: true,
+    expected: { b: 3, c: 9 },
+  },
 ];
 
 const yamlPolicy = (config: RetryPolicyConfig, oneLayer: boolean): string =>
@@ -56,7 +66,7 @@ traffic: [{ to: a, rate: 1, patience: 10s }]
 network: { latency: 1ms }
 services:
   a: { calls: [b] }
-  b: { calls: [c] }
+  b: { calls: [c]${mode.plainB === true ? ', seawall: false' : ''} }
   c: { serviceTime: 1ms, errors: { rate: 1, status: 503 } }
 calls:
   a -> b: ${yamlPolicy(mode.a, mode.oneLayer)}
@@ -91,10 +101,26 @@ function relay(down: TestServer, config: RetryPolicyConfig, oneLayer: boolean): 
   });
 }
 
+/** A service without Seawall: no middleware, and a retry loop of its own (3 attempts) with the platform's fetch. */
+async function plainRelay(down: TestServer): Promise<TestServer> {
+  const server = await startServer(async (_req, res) => {
+    let status = 0;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const response = await globalThis.fetch(`${down.origin}/`);
+      await response.arrayBuffer();
+      status = response.status;
+      if (status < 500) break;
+    }
+    res.writeHead(status).end(); // no claim headers: it does not speak Seawall
+  });
+  servers.push(server);
+  return server;
+}
+
 /** Attempts per user request at B and C over real HTTP on loopback. */
 async function overHttp(mode: Mode): Promise<{ b: number; c: number }> {
   const c = await serve((_req, res) => res.writeHead(503).end()); // its own error: the middleware claims it
-  const b = await relay(c, mode.b, mode.oneLayer);
+  const b = mode.plainB === true ? await plainRelay(c) : await relay(c, mode.b, mode.oneLayer);
   const a = await relay(b, mode.a, mode.oneLayer);
   for (let i = 0; i < REQUESTS; i++) {
     // The user: plain fetch, no Seawall headers, so A is the outermost Seawall hop (as a traffic source in the sim).

@@ -175,7 +175,6 @@ export class Metrics {
     this.segUserArrivals[i] = (this.segUserArrivals[i] as number) + 1;
   }
 
-  /** A user got an answer (success or not) or gave up (latency = patience). `arrivalSegment` as in userArrived. */
   /** One more hop retried on behalf of a user request; `radius` is how many have now (1 = the first). */
   hopRetried(radius: number): void {
     if (radius === 1) this.retriedUsers++;
@@ -183,6 +182,7 @@ export class Metrics {
     if (radius > this.radiusMax) this.radiusMax = radius;
   }
 
+  /** A user got an answer (success or not) or gave up (latency = patience). `arrivalSegment` as in userArrived. */
   userEnded(service: number, arrivalSegment: number, success: boolean, latencyMs: number, nowMs: number): void {
     this.usersEnded++;
     let mask = this.segmentMask[arrivalSegment] as number;

@@ -1,6 +1,6 @@
 // The simulated system: traffic, services and callers as event handlers that drive the production RetryPolicy and LoadShedder.
 
-import { answerClaimHeaders, DEADLINE_REFUSAL } from '../../policy/hop.js';
+import { answerClaimHeaders, DEADLINE_REFUSAL, RETRY_AFTER_HEADER } from '../../policy/hop.js';
 import { createRandom } from '../../policy/random.js';
 import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
 import { Engine, type EventHandler } from '../engine.js';
@@ -37,6 +37,24 @@ import {
   WAITING,
   WORKING,
 } from './records.js';
+
+/** A refusal's headers as a service without Seawall sends them: the standard Retry-After only (cached per refusal). */
+const WITHOUT_SEAWALL = new WeakMap<object, Readonly<Record<string, string>> | null>();
+
+/** The headers of a refusal by `request`'s service: Seawall's own (hop.ts Refusal), or only what a plain server sends. */
+function refusalHeaders(
+  request: Request,
+  headers: Readonly<Record<string, string>>,
+): Readonly<Record<string, string>> | null {
+  if (request.instance.service.seawall) return headers;
+  let plain = WITHOUT_SEAWALL.get(headers);
+  if (plain === undefined) {
+    const retryAfter = headers[RETRY_AFTER_HEADER];
+    plain = retryAfter === undefined ? null : Object.freeze({ [RETRY_AFTER_HEADER]: retryAfter });
+    WITHOUT_SEAWALL.set(headers, plain);
+  }
+  return plain;
+}
 
 export interface WorldOptions {
   model: ModelSpec;
@@ -195,10 +213,10 @@ export class World implements EventHandler, FaultTarget {
         request.slot = shedder.lastSlot;
         break;
       case OFFER_REJECT:
-        this.respond(request, shedder.rejected.status, shedder.rejected.headers);
+        this.respond(request, shedder.rejected.status, refusalHeaders(request, shedder.rejected.headers));
         break;
       default:
-        this.respond(request, DEADLINE_REFUSAL.status, DEADLINE_REFUSAL.headers);
+        this.respond(request, DEADLINE_REFUSAL.status, refusalHeaders(request, DEADLINE_REFUSAL.headers));
         break;
     }
   }
@@ -292,7 +310,7 @@ export class World implements EventHandler, FaultTarget {
       if (request === undefined) break;
       request.slot = -1;
       if (shedder.lastDropped) {
-        this.respond(request, DEADLINE_REFUSAL.status, DEADLINE_REFUSAL.headers);
+        this.respond(request, DEADLINE_REFUSAL.status, refusalHeaders(request, DEADLINE_REFUSAL.headers));
       } else {
         this.startWork(request, shedder.lastWaitedMs);
       }
