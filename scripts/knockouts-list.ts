@@ -321,7 +321,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'http-relayed-marking',
     mechanism: 'the client tells the inbound request how to mark the error it relays (a relaying hop never claims)',
     file: 'src/http/client.ts',
-    find: 'context.relayed = call.passUp;',
+    find: 'context.relay?.note(call.relayMark);',
     replace: '',
     tests: ['test/http/ownership.test.ts', 'test/parity/hops-parity.test.ts'],
   },
@@ -330,7 +330,7 @@ export const KNOCKOUTS: Knockout[] = [
     mechanism:
       "a handler's 5xx carries the claim headers (its own error claimed, a relayed one marked), in every adapter",
     file: 'src/http/answer-claims.ts',
-    find: 'return answerClaimHeaders(status, request?.relayed ?? null);',
+    find: 'return claimEdit(answerClaimHeaders(status, relayed));',
     replace: 'return null;',
     tests: ['test/http/ownership.test.ts', 'test/http/ownership-adapters.test.ts'],
   },

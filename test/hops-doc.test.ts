@@ -29,4 +29,21 @@ describe('docs/hops.md', () => {
     expect(figures).toMatch(/\| `ownership-quiet-middle` \| 1\.00 \| 2\.99 \| 2\.99 \|/);
     expect(doc).toContain('9 attempts at the leaf in `hops-uncooperative`, where plain retries make 27');
   });
+
+  it("the README's hop figures are the deep chain's", () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+    const figures = hopsFigures();
+    const leaf = (variant: string) => {
+      const row = figures
+        .split('\n')
+        .find((line) => line.startsWith(`| \`${variant}\` | `) && line.split('|').length === 9);
+      return Number(row?.split('|')[5]);
+    };
+    expect(Math.round(leaf('plain'))).toBe(81);
+    expect(Math.round(leaf('one-layer'))).toBe(3);
+    expect(Math.round(leaf('ownership'))).toBe(3);
+    expect(readme).toContain(
+      "send about 81 attempts to the leaf per request; with Seawall's one layer or with ownership it gets 3",
+    );
+  });
 });

@@ -275,18 +275,19 @@ export class CallRunner<P> {
   }
 
   /**
-   * The call has ended: if it failed inside an inbound request, tell that request how an answer relaying this failure
-   * is marked (RetryCall.passUp: a relaying hop never claims; the middleware writes it on the handler's 5xx). Before
-   * the caller gets the error or the final failed response, so the handler's answer always sees it.
+   * The call has ended: if it was made inside an inbound request, note in the request's relay sink how an answer
+   * relaying its failure is marked (RetryCall.relayMark: null, nothing to note, after a success, an abort or an answer
+   * below 500; a relaying hop never claims; the middleware writes it on the handler's 5xx). Before the caller gets the
+   * error or the final failed response, so the handler's answer always sees it.
    */
   private relay(): void {
     const context = this.context;
     const call = this.call;
-    if (context === undefined || call === undefined || call.stopReason === 'succeeded') return;
+    if (context === undefined || call === undefined) return;
     try {
-      context.relayed = call.passUp;
+      context.relay?.note(call.relayMark);
     } catch {
-      // a frozen context passed to runWithContext by the application: nothing to mark
+      // a hand-made context (frozen, or with something else than a RelaySink): nothing to mark
     }
   }
 

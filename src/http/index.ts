@@ -3,7 +3,7 @@
 export { type SeawallFastifyDecorations, seawallFastify } from './adapters/fastify.js';
 export { type SeawallHonoMiddleware, seawallHono } from './adapters/hono.js';
 export { ConnectAbandonedError, seawallConnector } from './connector.js';
-export { currentContext, runWithContext, type SeawallContext } from './context.js';
+export { currentContext, RelaySink, runWithContext, type SeawallContext } from './context.js';
 export { AttemptTimeoutError, SeawallError, type SeawallErrorDetails } from './errors.js';
 export { type CreateFetchOptions, createFetch, type SeawallFetch, type SeawallRequestInit } from './fetch.js';
 export { IDEMPOTENCY_KEY_HEADER } from './headers.js';

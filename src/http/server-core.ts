@@ -10,9 +10,8 @@ import {
   type Refusal,
   readInboundHop,
 } from '../policy/hop.js';
-import type { RelayedClaim } from '../policy/ownership.js';
 import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
-import { runWithContext, type SeawallContext } from './context.js';
+import { RelaySink, runWithContext, type SeawallContext } from './context.js';
 import {
   type ResolvedShedOptions,
   resolveShedOptions,
@@ -60,7 +59,8 @@ function abortReason(kind: AbortKind): DOMException {
 
 /**
  * One inbound request as the driver tracks it. It is also the request's SeawallContext (what currentContext()
- * returns while its handler runs), so admission allocates one object; the AbortController is made on first use.
+ * returns while its handler runs), so admission allocates it and its small relay sink; the AbortController is made on
+ * first use.
  */
 export class InboundRequest implements SeawallContext {
   /** @internal */ state = NEW;
@@ -71,16 +71,18 @@ export class InboundRequest implements SeawallContext {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private aborted: AbortKind | null = null;
   /**
-   * How to mark an error answer that relays a failed downstream call (RetryCall.passUp, set by the client when a call
-   * made inside this request fails); null while none failed: a 5xx is then the service's own, and it claims it.
+   * Where the client notes how an error answer relaying a failed call made inside this request is marked (context.ts).
+   * An own field, so a context spread from this one (`{ ...currentContext()!, deadlineMs }`) shares it.
    */
-  relayed: RelayedClaim | null = null;
+  readonly relay = new RelaySink();
 
   constructor(
     readonly deadlineMs: number | null,
     readonly fromSeawallHop: boolean,
     /** @internal trustDeadline trusted this caller: its trace context is continued too (OpenTelemetry). */
     readonly trusted = true,
+    /** The caller's attempt number (policy/hop.ts readInboundHop), or null when absent, malformed or untrusted. */
+    readonly attempt: number | null = null,
   ) {}
 
   /** Fires when the deadline passes or the client goes away (not when the response simply finishes). */
@@ -212,7 +214,7 @@ export class ServerGate {
       if (read.malformed) this.malformedHeaders++;
       if (read.capped) this.cappedDeadlines++;
       if (read.skewed) this.deadlineSkew++;
-      return new InboundRequest(read.deadlineMs, read.fromSeawallHop);
+      return new InboundRequest(read.deadlineMs, read.fromSeawallHop, true, read.attempt);
     }
     if (HOP_REQUEST_HEADERS.some((name) => headerValue(source, name) !== undefined)) this.untrustedHeaders++;
     return new InboundRequest(null, false, false);

@@ -1,7 +1,7 @@
 // Callee middleware for node:http (seawallHandler) and Connect/Express (shed): admission, deadlines, claims.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handlerClaimHeaders } from './answer-claims.js';
+import { CLAIM_HEADERS, type ClaimEdit, handlerClaimHeaders } from './answer-claims.js';
 import { runWithContext, type SeawallContext } from './context.js';
 import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
 import {
@@ -74,18 +74,63 @@ function headersArgSets(headers: unknown, name: string): boolean {
   return Object.keys(headers).some((key) => key.toLowerCase() === name);
 }
 
+function isClaimHeader(name: unknown): boolean {
+  return CLAIM_HEADERS.includes(String(name).toLowerCase());
+}
+
 /**
- * writeHead that marks a 5xx with its claim headers (answer-claims.ts: claimed, or relayed as the failed downstream
- * call said) unless the handler set a claim header itself, with setHeader or in writeHead's own headers.
+ * A copy of writeHead's headers argument, in its own form, without any claim header and with `set` added. The
+ * caller's object is never changed (it may be a downstream answer's headers, forwarded as is).
+ */
+function withClaims(headers: object, set: Readonly<Record<string, string>>): object {
+  if (Array.isArray(headers)) {
+    if (Array.isArray(headers[0])) {
+      const pairs = headers.filter((pair: unknown[]) => !isClaimHeader(pair[0]));
+      for (const name in set) pairs.push([name, set[name]]);
+      return pairs;
+    }
+    const flat: unknown[] = [];
+    for (let i = 0; i < headers.length; i += 2) if (!isClaimHeader(headers[i])) flat.push(headers[i], headers[i + 1]);
+    for (const name in set) flat.push(name, set[name]);
+    return flat;
+  }
+  const copy: Record<string, unknown> = {};
+  const source = headers as Record<string, unknown>;
+  for (const key of Object.keys(source)) if (!isClaimHeader(key)) copy[key] = source[key];
+  return Object.assign(copy, set);
+}
+
+/** Applies a claim edit to the headers set so far (setHeader / removeHeader). */
+function applyClaims(res: ServerResponse, edit: ClaimEdit): void {
+  for (const name of edit.remove) if (res.hasHeader(name)) res.removeHeader(name);
+  for (const name in edit.set) res.setHeader(name, edit.set[name] as string);
+}
+
+/**
+ * writeHead that marks a 5xx with its claim headers (answer-claims.ts: relayed as the failed downstream calls said,
+ * replacing any claim header the answer carries; else the handler's own claim header, set with setHeader or in
+ * writeHead's own headers, wins; else claimed). Headers passed in writeHead's own argument are passed on as a
+ * filtered copy (they would override setHeader's).
  */
 function claimingWriteHead(this: ClaimingResponse, statusCode: number, a?: unknown, b?: unknown): ServerResponse {
   if (statusCode >= 500) {
-    const claims = handlerClaimHeaders(
+    const edit = handlerClaimHeaders(
       statusCode,
       this[INBOUND],
       (name) => this.hasHeader(name) || headersArgSets(a, name) || headersArgSets(b, name),
     );
-    if (claims !== null) for (const name in claims) this.setHeader(name, claims[name] as string);
+    if (edit !== null) {
+      // node reads the headers from the third argument after a status message, else from whichever is given.
+      const inB = typeof a === 'string' || b !== undefined;
+      const headers = inB ? b : a;
+      if (headers !== null && typeof headers === 'object') {
+        for (const name of CLAIM_HEADERS) if (this.hasHeader(name)) this.removeHeader(name);
+        if (inB) b = withClaims(headers, edit.set);
+        else a = withClaims(headers, edit.set);
+      } else {
+        applyClaims(this, edit);
+      }
+    }
   }
   // Call whatever writeHead was in place before us (another middleware may have wrapped it), else the prototype's.
   const original = this[ORIGINAL_WRITE_HEAD] ?? (Object.getPrototypeOf(this).writeHead as WriteHead);
@@ -94,7 +139,7 @@ function claimingWriteHead(this: ClaimingResponse, statusCode: number, a?: unkno
 
 /**
  * Every response goes through writeHead (res.end() without it calls writeHead via _implicitHeader). `request`: the
- * inbound request whose `relayed` marking a 5xx carries (none: every 5xx is claimed).
+ * inbound request whose relay mark a 5xx carries (none: every 5xx is claimed).
  */
 export function claimServerErrors(res: ServerResponse, request?: SeawallContext): void {
   const r = res as ClaimingResponse;
@@ -176,10 +221,9 @@ class NodeExchange implements Resumer, ExchangeEnd {
     this.report(error);
     if (!res.headersSent) {
       // Claimed, or marked as relayed when the error is a failed downstream call's (a SeawallError let through).
-      res.writeHead(500, {
-        ...handlerClaimHeaders(500, this.request, (name) => res.hasHeader(name)),
-        'content-length': '0',
-      });
+      const edit = handlerClaimHeaders(500, this.request, (name) => res.hasHeader(name));
+      if (edit !== null) applyClaims(res, edit);
+      res.writeHead(500, { 'content-length': '0' });
       res.end();
     } else {
       res.destroy(); // half a response cannot be finished honestly; 'close' releases the slot

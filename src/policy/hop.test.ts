@@ -28,6 +28,7 @@ describe('readInboundHop', () => {
     expect(readInboundHop({}, NOW, MAX)).toEqual({
       deadlineMs: null,
       fromSeawallHop: false,
+      attempt: null,
       malformed: false,
       capped: false,
       skewed: false,
@@ -49,10 +50,32 @@ describe('readInboundHop', () => {
     expect(HOP_REQUEST_HEADERS).toContain(ATTEMPT_HEADER);
   });
 
+  it("reads the caller's attempt number; a malformed one is no number but still a hop marker", () => {
+    for (const n of [1, 2, 8, 9, 12, 999999]) {
+      expect(readInboundHop({ [ATTEMPT_HEADER]: String(n) }, NOW, MAX)).toMatchObject({
+        attempt: n,
+        fromSeawallHop: true,
+      });
+    }
+    expect(readInboundHop({ [ATTEMPT_HEADER]: ' 3 ', 'grpc-timeout': '1S' }, NOW, MAX).attempt).toBe(3);
+    for (const bad of ['0', '-1', '1.5', '1e3', '01', '1000000', 'x', '', '1, 2']) {
+      expect(readInboundHop({ [ATTEMPT_HEADER]: bad }, NOW, MAX), bad).toMatchObject({
+        attempt: null,
+        fromSeawallHop: true,
+      });
+    }
+    expect(readInboundHop({}, NOW, MAX).attempt).toBeNull();
+    // Shared answers for the usual numbers without a deadline: the same object each time.
+    expect(readInboundHop({ [ATTEMPT_HEADER]: '2' }, NOW, MAX)).toBe(
+      readInboundHop({ [ATTEMPT_HEADER]: '2' }, NOW, MAX),
+    );
+  });
+
   it('reads a relative grpc-timeout as now + timeout, and the Envoy expected timeout likewise', () => {
     expect(readInboundHop({ 'grpc-timeout': '1500m' }, NOW, MAX)).toEqual({
       deadlineMs: NOW + 1500,
       fromSeawallHop: false,
+      attempt: null,
       malformed: false,
       capped: false,
       skewed: false,
@@ -74,6 +97,7 @@ describe('readInboundHop', () => {
     expect(both(NOW + 3000)).toEqual({
       deadlineMs: NOW + 1000,
       fromSeawallHop: false,
+      attempt: null,
       malformed: false,
       capped: false,
       skewed: true,
@@ -98,6 +122,7 @@ describe('readInboundHop', () => {
       expect(readInboundHop(headers, NOW, MAX), JSON.stringify(headers)).toEqual({
         deadlineMs: null,
         fromSeawallHop: false,
+        attempt: null,
         malformed: true,
         capped: false,
         skewed: false,

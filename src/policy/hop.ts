@@ -92,6 +92,8 @@ export interface InboundHop {
 
 /** An inbound read with what the server counts: a malformed deadline, one capped, one skewed beyond the tolerance. */
 export interface InboundRead extends InboundHop {
+  /** The caller's attempt number (`x-seawall-attempt`: 1 = its first try), or null when absent or not 1–999999. */
+  readonly attempt: number | null;
   readonly malformed: boolean;
   readonly capped: boolean;
   readonly skewed: boolean;
@@ -100,41 +102,65 @@ export interface InboundRead extends InboundHop {
 const PLAIN: InboundRead = Object.freeze({
   deadlineMs: null,
   fromSeawallHop: false,
+  attempt: null,
   malformed: false,
   capped: false,
   skewed: false,
 });
-const HOP_WITHOUT_DEADLINE: InboundRead = Object.freeze({ ...PLAIN, fromSeawallHop: true });
+
+/** Shared reads of a hop without a deadline, by attempt number (index 0: a malformed number): no allocation. */
+const HOP_WITHOUT_DEADLINE: readonly InboundRead[] = Array.from({ length: 9 }, (_, i) =>
+  Object.freeze({ ...PLAIN, fromSeawallHop: true, attempt: i === 0 ? null : i }),
+);
 
 /** What a request from outside the trust boundary brings: nothing (its deadline and hop marker are ignored). */
 export const UNTRUSTED_INBOUND: InboundHop = PLAIN;
+
+const ATTEMPT_NUMBER = /^[1-9][0-9]{0,5}$/;
+
+/** The attempt header's number: 1–999999 written plainly, else null (a hop marker all the same). */
+export function readAttemptNumber(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const text = value.trim();
+  return ATTEMPT_NUMBER.test(text) ? Number(text) : null;
+}
+
+function withoutDeadline(attempt: number | null): InboundRead {
+  if (attempt === null) return HOP_WITHOUT_DEADLINE[0] as InboundRead;
+  return attempt < HOP_WITHOUT_DEADLINE.length
+    ? (HOP_WITHOUT_DEADLINE[attempt] as InboundRead)
+    : { ...PLAIN, fromSeawallHop: true, attempt };
+}
 
 /**
  * Reads a trusted request's hop facts. Deadline precedence (deadline.ts readDeadline): a relative form decides
  * (grpc-timeout or Envoy's expected timeout, the earlier if both), the absolute header only when no relative one is
  * usable; capped at `maxDeadlineMs` from now. An absolute deadline more than DEADLINE_SKEW_TOLERANCE_MS from the
- * relative one is `skewed` (the relative one wins: immune to clock skew).
+ * relative one is `skewed` (the relative one wins: immune to clock skew). The attempt header marks a Seawall hop
+ * whatever its value; its number is read when well formed.
  * Never throws; a malformed deadline is no deadline.
  */
 export function readInboundHop(headers: HeaderSource, nowMs: number, maxDeadlineMs: number): InboundRead {
-  const hop = headerValue(headers, ATTEMPT_HEADER) !== undefined;
+  const marker = headerValue(headers, ATTEMPT_HEADER);
+  const hop = marker !== undefined;
+  const attempt = hop ? readAttemptNumber(marker) : null;
   // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
   if (
     headerValue(headers, GRPC_TIMEOUT_HEADER) === undefined &&
     headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER) === undefined &&
     headerValue(headers, ABSOLUTE_DEADLINE_HEADER) === undefined
   ) {
-    return hop ? HOP_WITHOUT_DEADLINE : PLAIN;
+    return hop ? withoutDeadline(attempt) : PLAIN;
   }
   const read = readDeadline(headers, nowMs, maxDeadlineMs);
   if (!read.ok) {
     const malformed = read.reason !== 'absent';
-    if (!malformed) return hop ? HOP_WITHOUT_DEADLINE : PLAIN;
-    return { deadlineMs: null, fromSeawallHop: hop, malformed, capped: false, skewed: false };
+    if (!malformed) return hop ? withoutDeadline(attempt) : PLAIN;
+    return { deadlineMs: null, fromSeawallHop: hop, attempt, malformed, capped: false, skewed: false };
   }
   const skewMs = read.skewMs;
   const skewed = skewMs !== undefined && (skewMs > DEADLINE_SKEW_TOLERANCE_MS || skewMs < -DEADLINE_SKEW_TOLERANCE_MS);
-  return { deadlineMs: read.atMs, fromSeawallHop: hop, malformed: false, capped: read.capped, skewed };
+  return { deadlineMs: read.atMs, fromSeawallHop: hop, attempt, malformed: false, capped: read.capped, skewed };
 }
 
 // What a call inherits from the request it is made for is applied by RetryPolicy.start(now, traits, inbound): the

@@ -15,12 +15,16 @@ afterEach(async () => {
 
 describe('context inheritance', () => {
   it('an inner Seawall-style call made while handling a request carries its deadline to the next hop', async () => {
-    const innerSaw = deferred<{ deadlineMs: number | null; hop: boolean }>();
+    const innerSaw = deferred<{ deadlineMs: number | null; hop: boolean; attempt: number | null }>();
     const inner = await listen(
       seawallHandler(
         (_req, res) => {
           const ctx = currentContext();
-          innerSaw.resolve({ deadlineMs: ctx?.deadlineMs ?? null, hop: ctx?.fromSeawallHop ?? false });
+          innerSaw.resolve({
+            deadlineMs: ctx?.deadlineMs ?? null,
+            hop: ctx?.fromSeawallHop ?? false,
+            attempt: ctx?.attempt ?? null,
+          });
           res.end('inner');
         },
         { workers: 2, meter: false },
@@ -50,6 +54,7 @@ describe('context inheritance', () => {
     const deadline = (await outerDeadline.promise) as number;
     const seen = await innerSaw.promise;
     expect(seen.hop).toBe(true);
+    expect(seen.attempt).toBe(1); // the caller's attempt number reaches the handler
     // The inner hop lets grpc-timeout decide (the remaining time, rounded up, counted from its own arrival): the
     // same deadline plus the time in transit, never earlier. Far from a fresh 15 s or a lost deadline either way:
     // a few ms in transit against 13.5 s later (a fresh 15 s), so the bound leaves a second for a loaded machine.
@@ -118,5 +123,29 @@ describe('OpenTelemetry instruments', () => {
     const server = await listen(listener);
     running.push(server);
     expect((await send(server.port)).status).toBe(200);
+  });
+});
+
+describe("the caller's attempt number", () => {
+  it('is in the context as sent (2 = a retry), null when malformed or when the caller is not trusted', async () => {
+    const seen: (number | null)[] = [];
+    const make = (trustDeadline: boolean) =>
+      listen(
+        seawallHandler(
+          (_req, res) => {
+            seen.push(currentContext()?.attempt ?? null);
+            res.end();
+          },
+          { workers: 2, meter: false, trustDeadline },
+        ),
+      );
+    const trusted = await make(true);
+    const untrusted = await make(false);
+    running.push(trusted, untrusted);
+    await send(trusted.port, { headers: { 'x-seawall-attempt': '2' } });
+    await send(trusted.port, { headers: { 'x-seawall-attempt': 'two' } });
+    await send(trusted.port, {});
+    await send(untrusted.port, { headers: { 'x-seawall-attempt': '3' } });
+    expect(seen).toEqual([2, null, null, null]);
   });
 });

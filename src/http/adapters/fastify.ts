@@ -20,6 +20,7 @@ interface FastifyReply {
   headers(values: Record<string, string>): FastifyReply;
   header(name: string, value: string): FastifyReply;
   hasHeader(name: string): boolean;
+  removeHeader(name: string): FastifyReply;
   send(payload?: unknown): unknown;
 }
 interface FastifyRequest {
@@ -48,7 +49,7 @@ export interface SeawallFastifyDecorations {
 
 /** Marks replies the middleware wrote itself, so onSend does not count them as the handler's 5xx. */
 const REFUSED = Symbol('seawall.refused');
-/** The inbound request of a reply (its `relayed` marking is read when the handler answers with a 5xx). */
+/** The inbound request of a reply (its relay mark is read when the handler answers with a 5xx). */
 const INBOUND = Symbol('seawall.inbound');
 type MarkedReply = FastifyReply & { [REFUSED]?: boolean; [INBOUND]?: InboundRequest };
 
@@ -130,14 +131,17 @@ export const seawallFastify = (app: unknown, options: ShedOptions | undefined, d
     }
   };
   instance.addHook('onRequest', onRequest);
-  // A 5xx from the handler or Fastify's error handler: claimed, or marked as relayed when a downstream call failed
-  // (answer-claims.ts), unless the handler marked it itself.
+  // A 5xx from the handler or Fastify's error handler: marked as relayed when a downstream call failed (replacing
+  // any claim header copied onto the reply), else claimed unless the handler marked it itself (answer-claims.ts).
   const onSend: OnSendHook = (_request, reply, payload, hookDone) => {
     const marked = reply as MarkedReply;
     if (reply.statusCode >= 500 && marked[REFUSED] !== true) {
       gate.countHandler5xx();
-      const claims = handlerClaimHeaders(reply.statusCode, marked[INBOUND], (name) => reply.hasHeader(name));
-      if (claims !== null) reply.headers(claims as Record<string, string>);
+      const edit = handlerClaimHeaders(reply.statusCode, marked[INBOUND], (name) => reply.hasHeader(name));
+      if (edit !== null) {
+        for (const name of edit.remove) if (reply.hasHeader(name)) reply.removeHeader(name);
+        reply.headers(edit.set as Record<string, string>);
+      }
     }
     hookDone(null, payload);
   };

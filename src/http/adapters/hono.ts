@@ -1,7 +1,7 @@
 // Hono middleware for the callee side: the same gate as node:http, on Fetch-style requests.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { handlerClaimHeaders } from '../answer-claims.js';
+import { type ClaimEdit, handlerClaimHeaders } from '../answer-claims.js';
 import { runWithContext } from '../context.js';
 import { connectionLost, type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
 import type { SeawallControls } from '../server.js';
@@ -56,18 +56,28 @@ function nodeObjects(c: Context): { incoming: IncomingMessage; outgoing: ServerR
   return { incoming, outgoing };
 }
 
-/** Marks a handler's 5xx (answer-claims.ts): claimed, or relayed as the failed downstream call said. */
+function applyClaims(headers: Headers, edit: ClaimEdit): void {
+  for (const name of edit.remove) headers.delete(name);
+  for (const name in edit.set) headers.set(name, edit.set[name] as string);
+}
+
+/**
+ * Marks a handler's 5xx (answer-claims.ts): relayed as the failed downstream calls said (replacing any claim header
+ * the Response carries), else claimed unless the handler marked it itself.
+ */
 function claim(c: Context, inbound: InboundRequest): void {
   const res = c.res;
   if (res.status < 500) return;
-  const claims = handlerClaimHeaders(res.status, inbound, (name) => res.headers.has(name));
-  if (claims === null) return;
+  const edit = handlerClaimHeaders(res.status, inbound, (name) => res.headers.has(name));
+  if (edit === null) return;
   try {
-    for (const name in claims) res.headers.set(name, claims[name] as string);
+    applyClaims(res.headers, edit);
   } catch {
-    // immutable headers (a Response from fetch, e.g. a downstream's answer passed on as is): copy it
+    // immutable headers (a Response from fetch, e.g. a downstream's answer passed on as is): copy it. Hono's setter
+    // copies the current Response's headers onto a new one (the callee's claim among them): unset it first.
     const copy = new Response(res.body, res);
-    for (const name in claims) copy.headers.set(name, claims[name] as string);
+    applyClaims(copy.headers, edit);
+    (c as { res: Response | undefined }).res = undefined;
     c.res = copy;
   }
 }
