@@ -211,6 +211,131 @@ const REASONS: [string, string, string][] = [
     '!(ticket instanceof ShedTicket) || ticket.queue !== this.waiting',
     'anything that is not a ShedTicket has no `queue`, so the second test refuses it too',
   ],
+  [
+    'budget.ts',
+    "const ttlMs = o.kind === 'ratio' ? ratioBudgetIssues(o, path, issues)",
+    'reading the ratio keys of another kind finds none of them (they are refused as unknown keys first) and the ttl it returns is used only for the ratio kind',
+  ],
+  [
+    'hop.ts',
+    'if (value === undefined) return null;',
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'hop.ts',
+    'headerValue(headers, GRPC_TIMEOUT_HEADER) === undefined &&',
+    "the no-deadline shortcut only saves readDeadline's work: without it readDeadline answers 'absent' and the same shared read is returned",
+  ],
+  [
+    'hop.ts',
+    ') {',
+    "the body of the no-deadline shortcut: without it readDeadline answers 'absent' and the same shared read is returned",
+  ],
+  [
+    'hop.ts',
+    "const malformed = read.reason !== 'absent';",
+    "past the shortcut some deadline header is present, so readDeadline never answers 'absent' here: the test is always true",
+  ],
+  [
+    'hop.ts',
+    'if (!malformed) return hop ? withoutDeadline(attempt) : PLAIN;',
+    'past the shortcut some deadline header is present, so a failed read is always malformed and this line never returns',
+  ],
+  [
+    'hop.ts',
+    'const skewed = skewMs !== undefined &&',
+    'comparisons with an undefined skew are false either way, so the first test never decides',
+  ],
+  [
+    'ownership.ts',
+    'if (!Array.isArray(value) || value.length === 0) return undefined;',
+    'without it an empty list or a non-string value reaches `value[0]`, which is not a string, and the next line answers undefined too',
+  ],
+  [
+    'ownership.ts',
+    'if (a === null) return b;',
+    "a shortcut: with a null `a` the last line gives `b` anyway (unclaimed when b is, else criteria-met, or the next line's null)",
+  ],
+  [
+    'ownership.ts',
+    'if (b === null) return a;',
+    'a shortcut: with a null `b` (and `a` not null) the last line gives `a` anyway',
+  ],
+  [
+    'ratio-budget.ts',
+    "if (ratio !== undefined && (typeof ratio !== 'number'",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'ratio-budget.ts',
+    "issues.push({ path: joinPath(path, 'ratio'), message:",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'ratio-budget.ts',
+    "if (min !== undefined && (typeof min !== 'number'",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'ratio-budget.ts',
+    "issues.push({ path: joinPath(path, 'minRetriesPerSec'), message:",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'ratio-budget.ts',
+    "issues.push({ path: joinPath(path, 'ttl'), message:",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'ratio-budget.ts',
+    'if (issues.length > 0 || ttlMs === undefined) throw',
+    'the ttl is undefined only when an issue was recorded, so the second test never decides',
+  ],
+  [
+    'ratio-budget.ts',
+    'if (steps >= slots.length) {',
+    'a shortcut: stepping through the whole ring zeroes every slot and the sum, the same state the fill gives',
+  ],
+  [
+    'retry-after.ts',
+    "const MONTHS = ['Jan',",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'retry.ts',
+    'if (hopDeadline !== null && hopDeadline !== undefined && !Number.isFin',
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'retry.ts',
+    "{ path: 'inbound.deadlineMs', message:",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'retry.ts',
+    'if (hopDeadline !== null && hopDeadline !== undefined)',
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'retry.ts',
+    "if (reason === null || reason === 'succeeded' || reason === 'aborted')",
+    'a success always recorded a status below 500, so the next line returns null for it anyway; a running call has no stop reason and is tested',
+  ],
+  [
+    'retry.ts',
+    'if (this.lastStatus !== 0 && this.lastStatus < 500) return null;',
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'retry.ts',
+    "if (outcome.kind === 'response') {",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
+  [
+    'traits.ts',
+    "if (method !== undefined && method !== null && typeof method !== 'stri",
+    'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
+  ],
 ];
 
 function reasonFor(file: string, line: string): string {

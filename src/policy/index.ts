@@ -1,11 +1,14 @@
 // The sans-I/O policy core's public surface: re-exports only.
 export * from './backoff.js';
+export * from './breaker.js';
 export * from './budget.js';
 export * from './classify.js';
+export * from './concurrency.js';
 export * from './config-error.js';
 export * from './deadline.js';
 export * from './duration.js';
 export * from './hop.js';
+export * from './outlier.js';
 export * from './ownership.js';
 export * from './random.js';
 export * from './ratio-budget.js';
