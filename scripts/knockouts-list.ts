@@ -13,7 +13,8 @@ export interface Knockout {
 }
 
 const SHED = 'src/policy/shed.ts';
-const RETRY = 'src/policy/retry.ts';
+const RETRY = 'src/policy/retry-call.ts';
+const RETRY_POLICY = 'src/policy/retry.ts';
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
 const FLOOR = 'if (hint.delayMs > waitMs) waitMs = hint.delayMs;';
 
@@ -189,7 +190,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'budget-lru-refresh',
     mechanism: 'a per-upstream budget in use is kept, the least recently used one is forgotten (not the oldest)',
-    file: RETRY,
+    file: RETRY_POLICY,
     find: 'budgets.delete(upstream); // most recently used goes last',
     replace: '// (knocked out) most recently used goes last',
     tests: ['src/policy/retry-budget.test.ts'],
