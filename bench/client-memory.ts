@@ -9,6 +9,19 @@ const MEMORY_CALLS = Number(process.env.BENCH_MEMORY_CALLS ?? 1_000_000);
 /** Calls per timed run of the in-memory path measurement. */
 const PATH_CALLS = 200_000;
 
+/**
+ * Every upstream policy the client drives, at defaults that never refuse: two endpoints picked by p2c, outlier
+ * detection, a circuit breaker and Envoy-style limits (the in-memory transport ignores the origin).
+ */
+export const UPSTREAM_POLICIES = {
+  endpoints: ['http://127.0.0.1:1', 'http://127.0.0.1:2'],
+  loadBalancer: 'p2c' as const,
+  outlierDetection: { maxEjectionPercent: 50 },
+  circuitBreaker: {},
+  limits: {},
+  seed: 1,
+};
+
 function exposeGc(): () => void {
   setFlagsFromString('--expose-gc');
   return runInNewContext('gc') as () => void;
@@ -69,6 +82,7 @@ export async function memoryRows(
   };
   const interceptedDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY) })(stubDispatch);
   const quietDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY), propagate: false })(stubDispatch);
+  const upstreamDispatch = retryInterceptor({ policy: new RetryPolicy(POLICY), ...UPSTREAM_POLICIES })(stubDispatch);
   // The caller speaks the raw API, as undici's request() does (through compose's wrapper).
   const sink = {
     onConnect() {},
@@ -90,6 +104,12 @@ export async function memoryRows(
       'retryInterceptor',
       async (batch) => {
         for (let i = 0; i < batch; i++) interceptedDispatch(options, sink);
+      },
+    ],
+    [
+      'retryInterceptor + upstream policies',
+      async (batch) => {
+        for (let i = 0; i < batch; i++) upstreamDispatch(options, sink);
       },
     ],
     [
@@ -138,6 +158,7 @@ export async function memoryRows(
   for (const [name, dispatch] of [
     ['retryInterceptor', interceptedDispatch],
     ['retryInterceptor, propagate: false', quietDispatch],
+    ['retryInterceptor + endpoints (p2c), outlier detection, circuit breaker, limits', upstreamDispatch],
   ] as const) {
     const ns = path(dispatch);
     console.log(

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { ExponentialBackoff, handleAll, retry, TimeoutStrategy, timeout, wrap } from 'cockatiel';
 import { Agent, type Dispatcher, request } from 'undici';
 import { encodeAbsoluteDeadline, encodeGrpcTimeout, type RetryPolicyConfig } from '../src/policy/index.js';
-import { memoryRows } from './client-memory.js';
+import { memoryRows, UPSTREAM_POLICIES } from './client-memory.js';
 import { type BenchRow, printRows, quantile } from './harness.js';
 
 /**
@@ -38,6 +38,8 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 /** Calls per case per round, for undici cases (fetch cases make a quarter: fetch is ~4x slower per call). */
 const ROUND_CALLS = Number(process.env.BENCH_ROUND_CALLS ?? 4000);
+/** Only the cases whose name contains this (and their baselines), e.g. BENCH_ONLY=upstream; default all. */
+const ONLY = process.env.BENCH_ONLY;
 
 /** A keep-alive node:http server in its own process, so it does not share the client's event loop. */
 const SERVER_SOURCE = `
@@ -167,6 +169,11 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
   const quietAgent = new Agent({ connections: CONCURRENCY }).compose(
     retryInterceptor({ policy: policy(), propagate: false }),
   );
+  // Every upstream policy the client drives (one endpoint here: the bench has one server), none of them refusing.
+  const origin = new URL(url).origin;
+  const upstreamAgent = new Agent({ connections: CONCURRENCY }).compose(
+    retryInterceptor({ policy: policy(), ...UPSTREAM_POLICIES, endpoints: [origin], loadBalancer: 'round-robin' }),
+  );
   const cockatielAgent = new Agent({ connections: CONCURRENCY });
   // What undici's compose() itself costs: an interceptor that does nothing (undici converts every response's
   // headers between its two handler APIs for it).
@@ -221,6 +228,12 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
       call: undiciGet(quietAgent as unknown as Dispatcher),
     },
     {
+      name: 'undici + seawall retryInterceptor + upstream policies',
+      baseline: 'undici + seawall retryInterceptor',
+      calls: undiciCalls,
+      call: undiciGet(upstreamAgent as unknown as Dispatcher),
+    },
+    {
       name: 'undici + cockatiel retry+timeout',
       baseline: 'undici request (bare)',
       calls: undiciCalls,
@@ -264,6 +277,12 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
       call: fetchApi(seawallFetch as typeof fetch),
     },
   ];
+  if (ONLY !== undefined) {
+    const wanted = new Set(cases.filter((c) => c.name.includes(ONLY)).flatMap((c) => [c.name, c.baseline ?? '']));
+    // Baselines of baselines too (the chain ends at a bare case).
+    for (const c of cases) if (wanted.has(c.name) && c.baseline !== undefined) wanted.add(c.baseline);
+    cases.splice(0, cases.length, ...cases.filter((c) => wanted.has(c.name)));
+  }
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // Warm up JIT and connection pools. (cockatiel's own timeout adds a listener per call to one shared signal, hence its
   // MaxListenersExceededWarning.)
@@ -274,7 +293,9 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
     const order = round % 2 === 0 ? cases : [...cases].reverse();
     for (const c of order) samples.get(c.name)?.push(await throughput(c.call, c.calls));
   }
-  await Promise.all([bareAgent, seawallAgent, quietAgent, cockatielAgent, noopAgent].map((a) => a.close()));
+  await Promise.all(
+    [bareAgent, seawallAgent, quietAgent, upstreamAgent, cockatielAgent, noopAgent].map((a) => a.close()),
+  );
   // Ratios are taken round by round against the baseline measured in the same round (load drifts between rounds);
   // the median over rounds is reported, with the quartiles to show how much the box moved.
   const ratios = (name: string, baseline: string, pick: (x: Sample) => number) => {

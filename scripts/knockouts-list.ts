@@ -12,6 +12,8 @@ export interface Knockout {
   tests: string[];
 }
 
+import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
+
 const SHED = 'src/policy/shed.ts';
 const RETRY = 'src/policy/retry-call.ts';
 const RETRY_POLICY = 'src/policy/retry.ts';
@@ -288,7 +290,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-edge-without-seawall',
     mechanism: 'a scenario call marked seawall: false is made without Seawall (no hop marker, no claims read)',
-    file: 'src/sim/scenario/resolve.ts',
+    file: 'src/sim/scenario/edges.ts',
     find: "seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;",
     replace: "readFlag(edgeSeawall, joinKey(path, 'seawall'), problems);",
     tests: ['src/sim/hops.test.ts'],
@@ -360,4 +362,5 @@ export const KNOCKOUTS: Knockout[] = [
     replace: '      deadlineMs = deadlineMs ?? null;',
     tests: ['src/policy/hop.test.ts', 'test/http/operate.test.ts', 'src/sim/hops.test.ts'],
   },
+  ...BREAKER_KNOCKOUTS,
 ];

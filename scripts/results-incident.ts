@@ -97,7 +97,33 @@ the ${pct(FAILOVER_SHARE)} that 300 queries/s for 700 users/s allows (${pct(rate
 of it; seeds 1–3: ${range(
     good.map((x) => rate(x, 'during')),
     (v) => pct(v),
-  )}).`;
+  )}).${proposalC(r, claims)}`;
+}
+
+/** Section 1's paragraph on proposal C (empty when the results have no c-circuit-breaker run). */
+function proposalC(r: Results, claims: Claims): string {
+  if (!variantsOf(r.incident).includes('c-circuit-breaker')) return '';
+  const g = runOf(r.incident, 'good');
+  const c = runOf(r.incident, 'c-circuit-breaker');
+  const cRuns = runsOf(r.incident, 'c-circuit-breaker');
+  claims.check(
+    cRuns.every((x) => x.recoverySeconds !== null && x.recoverySeconds <= 10 && rate(x, 'during') < rate(g, 'during')),
+    'c-circuit-breaker recovers within 10 s but serves less than good during the trigger',
+  );
+  const breaker = c.edges['checkout-bff -> coupon-api']?.circuitBreaker;
+  const openS = breaker?.openByBin.slice(50, 65).filter((n) => n > 0).length ?? 0;
+  return `
+
+Proposal C, \`c-circuit-breaker\` (\`bad\` plus a circuit breaker at the BFF with the policy's defaults,
+[breakers.md](breakers.md#proposal-c-measured)), does recover: open, it refuses every BFF attempt at once, so the
+load that sustains the loop is gone and member-api drains its queue. It recovers ${seconds(c.recoverySeconds)} after
+the trigger (seeds 1–3: ${range(
+    cRuns.map((x) => x.recoverySeconds ?? Number.NaN),
+    (v) => `${num(v, 1)} s`,
+  )}), about one 5 s break; after the trigger member-api gets ${times(amp(c, MEMBER, 'after'))} the user traffic. The
+price is the users: the breaker was open ${num(openS)} s of the trigger's 15 s and refused everyone then, so during
+the trigger it answers ${pct(rate(c, 'during'))} where \`good\` answers ${pct(rate(g, 'during'))}, and
+${pct(rate(c, 'after'))} in 65–80 s where \`good\` answers ${pct(rate(g, 'after'))}.`;
 }
 
 /** Section 2: incident.md's result table, row by row, with Seawall's figure and why they differ. */
@@ -259,6 +285,7 @@ export function totalFailure(r: Results, claims: Claims): string {
     'good-no-budget': '3 (3 × 1)',
     'one-layer-jitter-deadline-header': '3',
     'callee-protection-only': '3',
+    'c-circuit-breaker': '≈ 0 (open: one probe, 4 attempts, every 5 s)',
   };
   const before = (variant: string) => runsOf(r.totalFailure, variant).map((x) => amp(x, MEMBER, 'before'));
   const within = (variant: string, target: number, tolerance: number) =>

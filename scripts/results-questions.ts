@@ -315,12 +315,13 @@ ${mdTable(
 export function notModelled(): string {
   return `## 8. What is not modelled
 
-- **Circuit breaker (proposal C).** Neither \`src/policy/\` nor the simulator has one yet, so Seawall, like the
-  seed, cannot measure it; the seed asks for it to be simulated, and that is still open.
+- **Circuit breaker (proposal C)** is modelled since issue #12 (\`c-circuit-breaker\`, section 1), but only at the
+  BFF with the policy's defaults; other settings and placements are not swept here.
 - **Transport and runtime:** TCP (connection set-up, retransmission, head-of-line blocking), connection pools at
   the callers, GC pauses, CPU contention — checkout-bff and coupon-api have unlimited workers. The network is a
   constant 1 ms each way without loss.
-- **Autoscaling and load balancing:** instance counts are fixed; traffic to several instances is round-robin.
+- **Autoscaling and load balancing:** instance counts are fixed; traffic to several instances is round-robin (an
+  edge's \`loadBalancer\` and \`outlierDetection\` are exercised by \`member-api-outliers\`, not here).
 - **Users:** open-loop Poisson arrivals; a user who gives up does not reload the page (a real third retry layer).
 - **The real incident's timeline:** 47 minutes, and the banner removal that ended it; the model stays down as long
   as arrivals continue (a \`surge\` fault below 1 could model the banner; not run here).

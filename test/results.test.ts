@@ -19,6 +19,7 @@ function run(variant: string, seed: number, recoverySeconds: number | null, duri
     recoverySeconds,
     wastedWorkFraction: 0.622,
     retryRadius: { max: 0, mean: 0 },
+    edges: {},
   };
 }
 

@@ -60,7 +60,7 @@ describe('parseCommandLine', () => {
 
   it.each([
     [[], 'no command given'],
-    [['frobnicate'], "unknown command 'frobnicate' (the command is: simulate)"],
+    [['frobnicate'], "unknown command 'frobnicate' (the commands are: simulate, mesh, lint)"],
     [['simulate'], 'simulate needs a scenario: a YAML file or a built-in name'],
     [['simulate', 'a', 'b'], 'simulate takes one scenario, got 2: a b'],
     [['simulate', 'x', '--bogus'], 'unknown option --bogus'],
@@ -81,6 +81,87 @@ describe('parseCommandLine', () => {
 
   it('keeps every usage error to one line', () => {
     expect(usageMessage(['simulate', 'x', '--no-such-flag=1']).includes('\n')).toBe(false);
+  });
+});
+
+describe('parseCommandLine: mesh and lint', () => {
+  it('reads mesh import with its options', () => {
+    expect(
+      parseCommandLine([
+        'mesh',
+        'import',
+        'vs.yaml',
+        '--map',
+        'a.b=svc',
+        '--map',
+        'c=d',
+        '--scenario',
+        'checkout-incident',
+        '--variant',
+        'm',
+        '--out',
+        'o.yaml',
+        '--json',
+      ]),
+    ).toEqual({
+      kind: 'mesh-import',
+      file: 'vs.yaml',
+      maps: ['a.b=svc', 'c=d'],
+      scenario: 'checkout-incident',
+      variant: 'm',
+      out: 'o.yaml',
+      json: true,
+    });
+  });
+
+  it('reads mesh export with its defaults', () => {
+    expect(parseCommandLine(['mesh', 'export', 'checkout-incident'])).toEqual({
+      kind: 'mesh-export',
+      target: 'checkout-incident',
+      variant: undefined,
+      format: 'both',
+      out: undefined,
+      namespace: undefined,
+    });
+    expect(parseCommandLine(['mesh', 'export', 'x', '--format', 'istio', '--out', 'd'])).toMatchObject({
+      format: 'istio',
+      out: 'd',
+    });
+  });
+
+  it('reads lint', () => {
+    expect(parseCommandLine(['lint', 'checkout-incident', '--variant', 'bad', '--json'])).toEqual({
+      kind: 'lint',
+      target: 'checkout-incident',
+      variant: 'bad',
+      maps: [],
+      json: true,
+    });
+  });
+
+  it.each([
+    [['mesh', '--help'], 'mesh'],
+    [['mesh', 'import', '--help'], 'mesh'],
+    [['lint', '--help'], 'lint'],
+  ])('%j asks for help on %s', (argv, topic) => {
+    expect(parseCommandLine(argv)).toEqual({ kind: 'help', topic });
+  });
+
+  it.each([
+    [['mesh'], 'mesh needs a subcommand: import or export (seawall mesh --help)'],
+    [['mesh', 'sync'], "unknown mesh subcommand 'sync' (import or export)"],
+    [['mesh', 'import'], 'mesh import takes one Envoy or Istio YAML file'],
+    [['mesh', 'export', 'a', 'b'], 'mesh export takes one scenario'],
+    [['mesh', 'export', 'x', '--format', 'linkerd'], "--format: 'linkerd' is not envoy, istio or both"],
+    [['mesh', 'export', 'x', '--seed', '1'], 'mesh export does not take --seed'],
+    [['mesh', 'import', 'x', '--format', 'envoy'], 'mesh import does not take --format'],
+    [['mesh', 'import', 'x', '--variant', 'a,b'], 'mesh import takes one --variant'],
+    [['lint'], 'lint takes one file: a scenario or a mesh config'],
+    [['lint', 'x', '--out', 'd'], 'lint does not take --out'],
+    [['simulate', 'x', '--map', 'a=b'], 'simulate does not take --map'],
+    [['simulate', 'x', '--format', 'envoy'], 'simulate does not take --format'],
+  ])('%j is a usage error: %s', (argv, message) => {
+    expect(usageMessage(argv)).toBe(message);
   });
 });
 
@@ -105,6 +186,13 @@ describe('reproduceCommand', () => {
 });
 
 describe('helpText', () => {
+  it('lists the mesh and lint commands, and has a page for each', () => {
+    expect(helpText('main', '1')).toContain('mesh import <mesh.yaml>');
+    expect(helpText('main', '1')).toContain('lint <file>');
+    expect(helpText('mesh', '1')).toContain('--map HOST=SERVICE');
+    expect(helpText('lint', '1')).toContain('Exit codes: 0 no errors');
+  });
+
   it('names the version, the command and every simulate option', () => {
     const text = helpText('main', '9.9.9');
     expect(text).toContain('seawall 9.9.9');

@@ -23,7 +23,46 @@ export interface SimulateCommand {
   list: boolean;
 }
 
-export type Command = { kind: 'help'; topic: 'main' | 'simulate' } | { kind: 'version' } | SimulateCommand;
+export interface MeshImportCommand {
+  kind: 'mesh-import';
+  /** The Envoy or Istio YAML file. */
+  file: string;
+  /** HOST=SERVICE pairs, in the order given. */
+  maps: string[];
+  /** A scenario (built-in name or path) the output extends, adding one variant. */
+  scenario: string | undefined;
+  variant: string | undefined;
+  out: string | undefined;
+  json: boolean;
+}
+
+export interface MeshExportCommand {
+  kind: 'mesh-export';
+  target: string;
+  variant: string | undefined;
+  format: 'envoy' | 'istio' | 'both';
+  out: string | undefined;
+  namespace: string | undefined;
+}
+
+export interface LintCommand {
+  kind: 'lint';
+  /** A scenario (file or built-in name) or a mesh config. */
+  target: string;
+  variant: string | undefined;
+  maps: string[];
+  json: boolean;
+}
+
+export type HelpTopic = 'main' | 'simulate' | 'mesh' | 'lint';
+
+export type Command =
+  | { kind: 'help'; topic: HelpTopic }
+  | { kind: 'version' }
+  | SimulateCommand
+  | MeshImportCommand
+  | MeshExportCommand
+  | LintCommand;
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -34,9 +73,94 @@ const OPTIONS = {
   json: { type: 'boolean' },
   out: { type: 'string' },
   list: { type: 'boolean' },
+  map: { type: 'string', multiple: true },
+  scenario: { type: 'string' },
+  format: { type: 'string' },
+  namespace: { type: 'string' },
 } as const;
 
 const SIMULATE_ONLY = ['variant', 'seed', 'seeds', 'json', 'out', 'list'] as const;
+/** Options of the mesh and lint commands, which simulate does not take. */
+const MESH_OPTIONS = ['map', 'scenario', 'format', 'namespace'] as const;
+/** Which options each of the other commands takes. */
+const ALLOWED: Readonly<Record<string, readonly string[]>> = {
+  'mesh import': ['map', 'scenario', 'variant', 'out', 'json'],
+  'mesh export': ['variant', 'format', 'out', 'namespace'],
+  lint: ['variant', 'json', 'map'],
+};
+
+type Values = Record<string, unknown>;
+
+function refuseOthers(values: Values, command: string): void {
+  const allowed = ALLOWED[command] ?? [];
+  const stray = Object.keys(OPTIONS).find(
+    (name) => values[name] !== undefined && !allowed.includes(name) && name !== 'help',
+  );
+  if (stray !== undefined) throw new UsageError(`${command} does not take --${stray}`);
+}
+
+function oneVariant(values: Values, command: string): string | undefined {
+  const list = (values.variant as string[] | undefined) ?? [];
+  if (list.length > 1 || list.some((v) => v.includes(','))) throw new UsageError(`${command} takes one --variant`);
+  const v = list[0]?.trim();
+  if (v === '') throw new UsageError('--variant needs a variant name');
+  return v;
+}
+
+function nonEmpty(value: unknown, option: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${option} needs a value`);
+  return value;
+}
+
+function parseMesh(rest: string[], values: Values): Command {
+  const [sub, ...args] = rest;
+  if (sub === undefined) throw new UsageError('mesh needs a subcommand: import or export (seawall mesh --help)');
+  if (sub !== 'import' && sub !== 'export') throw new UsageError(`unknown mesh subcommand '${sub}' (import or export)`);
+  const command = `mesh ${sub}`;
+  refuseOthers(values, command);
+  if (args.length !== 1 || args[0] === '') {
+    throw new UsageError(
+      sub === 'import' ? 'mesh import takes one Envoy or Istio YAML file' : 'mesh export takes one scenario',
+    );
+  }
+  const target = args[0] as string;
+  if (sub === 'import') {
+    return {
+      kind: 'mesh-import',
+      file: target,
+      maps: [...((values.map as string[] | undefined) ?? [])],
+      scenario: nonEmpty(values.scenario, 'scenario'),
+      variant: oneVariant(values, command),
+      out: nonEmpty(values.out, 'out'),
+      json: values.json === true,
+    };
+  }
+  const format = (values.format as string | undefined) ?? 'both';
+  if (format !== 'envoy' && format !== 'istio' && format !== 'both') {
+    throw new UsageError(`--format: '${format}' is not envoy, istio or both`);
+  }
+  return {
+    kind: 'mesh-export',
+    target,
+    variant: oneVariant(values, command),
+    format,
+    out: nonEmpty(values.out, 'out'),
+    namespace: nonEmpty(values.namespace, 'namespace'),
+  };
+}
+
+function parseLint(rest: string[], values: Values): Command {
+  refuseOthers(values, 'lint');
+  if (rest.length !== 1 || rest[0] === '') throw new UsageError('lint takes one file: a scenario or a mesh config');
+  return {
+    kind: 'lint',
+    target: rest[0] as string,
+    variant: oneVariant(values, 'lint'),
+    maps: [...((values.map as string[] | undefined) ?? [])],
+    json: values.json === true,
+  };
+}
 const MAX_SEED = 2 ** 32 - 1;
 
 /** Turns node:util's parse errors into short messages that name the option. */
@@ -88,8 +212,17 @@ export function parseCommandLine(argv: readonly string[]): Command {
     if (stray) throw new UsageError(`--${stray} belongs to a command, e.g. seawall simulate <scenario> --${stray} ...`);
     throw new UsageError('no command given');
   }
-  if (command !== 'simulate') throw new UsageError(`unknown command '${command}' (the command is: simulate)`);
+  if (command === 'mesh' || command === 'lint') {
+    if (values.help) return { kind: 'help', topic: command };
+    if (values.version) throw new UsageError('--version takes no command: seawall --version');
+    return command === 'mesh' ? parseMesh(rest, values) : parseLint(rest, values);
+  }
+  if (command !== 'simulate') {
+    throw new UsageError(`unknown command '${command}' (the commands are: simulate, mesh, lint)`);
+  }
   if (values.help) return { kind: 'help', topic: 'simulate' };
+  const meshOnly = MESH_OPTIONS.find((name) => values[name] !== undefined);
+  if (meshOnly !== undefined) throw new UsageError(`simulate does not take --${meshOnly}`);
   if (values.version) throw new UsageError('--version takes no command: seawall --version');
   if (rest.length > 1) throw new UsageError(`simulate takes one scenario, got ${rest.length}: ${rest.join(' ')}`);
   const target = rest[0];
@@ -134,7 +267,46 @@ export function reproduceCommand(command: SimulateCommand): string {
   return parts.map(shellQuote).join(' ');
 }
 
-export function helpText(topic: 'main' | 'simulate', version: string): string {
+const MESH_HELP = `Usage: seawall mesh import <envoy-or-istio.yaml> [--map HOST=SERVICE ...] [--scenario NAME|PATH]
+                          [--variant NAME] [--out PATH] [--json]
+       seawall mesh export <scenario> [--variant NAME] [--format envoy|istio|both] [--out DIR] [--namespace NS]
+
+import: reads Envoy (bootstraps, RouteConfigurations, Clusters) or Istio (VirtualService, DestinationRule,
+Sidecar) and writes the Seawall scenario that runs those settings. With --scenario, the output extends that
+scenario and adds one variant (default: mesh) with the settings on its calls.
+export: writes the Envoy bootstraps and Istio resources that enforce a variant's policy in the mesh; what the
+mesh cannot say is reported as warnings (stderr and the files' comments).
+
+Options:
+  --map HOST=SERVICE   the service a host or cluster name stands for (default: its first DNS label); repeat it
+  --scenario NAME      built-in name or path: import over that scenario's services, traffic and faults
+  --variant NAME       import: the variant to write (default mesh); export: the variant to export (default: the first)
+  --out PATH           import: the scenario file to write; export: the directory (envoy/<service>.yaml, istio/<variant>.yaml)
+  --format F           export envoy, istio or both (default both)
+  --namespace NS       export: the Kubernetes namespace of the hosts (default default)
+  --json               import: one JSON document { yaml, warnings, unmapped } on stdout
+
+Exit codes: 0 done, 1 the input is invalid, 2 the command line is wrong.
+Example: seawall mesh import examples/mesh/istio-checkout.yaml --scenario checkout-incident --out out/mesh.yaml`;
+
+const LINT_HELP = `Usage: seawall lint <scenario.yaml | built-in | envoy-or-istio.yaml> [--variant NAME] [--json] [--map HOST=SERVICE ...]
+
+Worst-case attempts per user request at every service along every call path, layers that retry above another
+retrying layer, per-try timeouts that do not fit the overall timeout, retries of non-idempotent requests,
+retries without a budget or max_retries, and outlier detection without a safe maxEjectionPercent.
+One line per finding with its path and a fix. A mesh config is imported first.
+
+Options:
+  --variant NAME   lint only this variant of a scenario (default: every variant)
+  --json           one JSON document on stdout: { reports, errors, warnings }
+  --map HOST=SERVICE   as for mesh import
+
+Exit codes: 0 no errors (warnings allowed), 1 errors found or the input is invalid, 2 the command line is wrong.
+Example: seawall lint checkout-incident --variant bad`;
+
+export function helpText(topic: HelpTopic, version: string): string {
+  if (topic === 'mesh') return `${MESH_HELP}\n`;
+  if (topic === 'lint') return `${LINT_HELP}\n`;
   const simulate = `Usage: seawall simulate <file.yaml | built-in> [options]
        seawall simulate --list              list the built-in scenarios
        seawall simulate <scenario> --list   list a scenario's variants
@@ -161,6 +333,9 @@ Usage: seawall <command> [options]
 
 Commands:
   simulate <file.yaml | built-in>   run a scenario and report (seawall simulate --help)
+  mesh import <mesh.yaml>           Envoy / Istio settings -> a Seawall scenario (seawall mesh --help)
+  mesh export <scenario>            a variant's policy -> Envoy and Istio config (seawall mesh --help)
+  lint <file>                       retry amplification and risky settings (seawall lint --help)
 
 Options:
   -h, --help      show this help

@@ -123,6 +123,11 @@ function dispatch<S>(command: Command, io: CliIo, sim: SimulatorApi<S>): Promise
       return EXIT_OK;
     case 'simulate':
       return runSimulate(command, io, sim);
+    case 'mesh-import':
+    case 'mesh-export':
+    case 'lint':
+      // Loaded only for these commands: the Istio models and the mesh code stay out of `simulate`'s start-up.
+      return import('../mesh/cli.js').then((mesh) => mesh.runMeshCommand(command, io));
   }
 }
 

@@ -7,11 +7,16 @@ import { AttemptTimeoutError, SeawallError } from './errors.js';
 import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
 import { ABORTED } from './outcome.js';
 import { type AttemptTrace, type ClientTelemetry, TelemetrySource } from './telemetry.js';
+import { routedUrl } from './traits.js';
+import type { CallAdmission } from './upstream.js';
 
 /** What a driver does with real I/O; the loop decides when. P is what a response is to the driver (e.g. a Response). */
 export interface AttemptTransport<P> {
-  /** Sends attempt `attempt` with `headers` added; reports its end with `runner.settle(attempt, ...)`. */
-  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void;
+  /**
+   * Sends attempt `attempt` with `headers` added, to origin `target` when given (an endpoint the balancer picked: the
+   * request's path and query are kept); reports its end with `runner.settle(attempt, ...)`.
+   */
+  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>, target: string | undefined): void;
   /** Stops attempt `attempt` (its timer fired or the call was aborted); it may still report, and will be ignored. */
   cancel(attempt: number, reason: unknown): void;
   /** The call ended with this response: hand it to the caller. */
@@ -30,6 +35,11 @@ export interface AttemptTransport<P> {
    * Drivers that cannot tell leave it out, and a per-try timeout then counts as a timeout.
    */
   unsent?(attempt: number): boolean;
+  /**
+   * The driver calls `runner.connected(attempt)` when the request gets its connection (undici's onConnect): limits then
+   * count the wait for a connection as pending (Envoy's max_pending_requests). Drivers that cannot tell leave it out.
+   */
+  readonly reportsConnect?: boolean;
 }
 
 /** An attempt with no headers to add (propagation off, no Idempotency-Key): drivers pass the caller's through as is. */
@@ -39,6 +49,8 @@ const TIMEOUT: Outcome = { kind: 'timeout' };
 /** A per-try timeout that fired before the request was sent (the policy decides what that means: classify.ts). */
 const TIMEOUT_BEFORE_REQUEST: Outcome = { kind: 'timeout', stage: 'before-request' };
 const LOCAL_ERROR: Outcome = { kind: 'local-error' };
+/** A local limit refused the attempt before any I/O (upstream.ts). */
+const SHED_LOCALLY: Outcome = { kind: 'shed-locally' };
 
 /** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
 function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
@@ -59,7 +71,7 @@ export class SeawallClient {
     readonly settings: ClientSettings,
     telemetryOptions: SeawallClientOptions['telemetry'],
   ) {
-    this.telemetry = new TelemetrySource(telemetryOptions, settings.policy);
+    this.telemetry = new TelemetrySource(telemetryOptions, settings.policy, settings.upstreams);
   }
 }
 
@@ -93,6 +105,10 @@ export class CallRunner<P> {
   contextSignal: AbortSignal | undefined;
   /** Believe the upstream's error claims (the client's `trustClaims`, else `propagate`): drivers read responses with it. */
   trustClaims = true;
+  /** The permits of this call when the client has upstream policies (endpoints, breakers, limits). */
+  private admission: CallAdmission | undefined;
+  /** The last response was handed over (or rejected) because a local limit refused its retry. */
+  private retryRefused = false;
 
   constructor(
     private readonly client: SeawallClient,
@@ -115,6 +131,7 @@ export class CallRunner<P> {
       this.context = prepared.context;
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits, prepared.context ?? null);
+      this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '');
     } catch (error) {
       this.state = ENDED;
       this.transport.fail(error); // invalid per-call options (ConfigError)
@@ -187,6 +204,16 @@ export class CallRunner<P> {
     const attempt = plan.attempt;
     this.attempt = attempt;
     this.attemptStartedMs = now;
+    // Between the loop and the wire: the endpoint, the circuit breaker and the limits (a refusal sends nothing).
+    const admission = this.admission;
+    let target: string | undefined;
+    if (admission !== undefined) {
+      if (!admission.admit(now, attempt, this.transport.reportsConnect === true)) {
+        this.settle(attempt, SHED_LOCALLY);
+        return;
+      }
+      target = admission.target;
+    }
     const extra = this.extraHeaders;
     let headers: Record<string, string>;
     if (this.propagate) {
@@ -200,12 +227,15 @@ export class CallRunner<P> {
       if (headers === NO_HEADERS) headers = {}; // room for the trace context
       this.telemetry = telemetry;
       const { method, origin, url } = this.request;
-      this.trace = telemetry.attemptStarted(method, origin, url, attempt, headers);
+      this.trace =
+        target === undefined
+          ? telemetry.attemptStarted(method, origin, url, attempt, headers)
+          : telemetry.attemptStarted(method, target, routedUrl(target, url), attempt, headers);
     }
     const timeoutMs = plan.perTryTimeoutMs;
     if (timeoutMs !== Number.POSITIVE_INFINITY) this.startTimer(Math.max(1, Math.ceil(timeoutMs)));
     try {
-      this.transport.send(attempt, plan, headers);
+      this.transport.send(attempt, plan, headers, target);
     } catch (error) {
       this.settle(attempt, LOCAL_ERROR, undefined, error);
     }
@@ -222,14 +252,50 @@ export class CallRunner<P> {
     if (status !== null) this.lastStatus = status;
     if (error !== undefined) this.lastError = error;
     this.endTrace(outcome, status, error);
-    const decision = (this.call as RetryCall).onOutcome(outcome, Date.now());
+    const now = Date.now();
+    const admission = this.admission;
+    admission?.attemptEnded(outcome, now);
+    const decision = (this.call as RetryCall).onOutcome(outcome, now);
     if ('stop' in decision) return this.finish(decision.stop, payload);
+    if (admission !== undefined && !admission.retryDecided()) return this.refuseRetry(payload, now);
     if (payload !== undefined) this.transport.discard(payload);
     this.state = SLEEPING;
     const waitMs = decision.retryAfterMs;
     if (waitMs <= 0) queueMicrotask(() => this.onTimer());
     else this.startTimer(Math.ceil(waitMs));
     return false;
+  }
+
+  /**
+   * undici put attempt `attempt` on a connection: its pending slot becomes a request slot. False when max-requests
+   * refused it: the attempt has ended (shed-locally) and the driver aborts it before a byte is written.
+   */
+  connected(attempt: number): boolean {
+    const admission = this.admission;
+    if (admission === undefined || !this.isCurrent(attempt) || admission.promote()) return true;
+    this.settle(attempt, SHED_LOCALLY);
+    return false;
+  }
+
+  /**
+   * The policy granted a retry that a local limit refused (Envoy's max_retries). The retry ends in the policy as an
+   * attempt shed locally (RetryCall has no other way to hear of it), and the last response, if any, goes to the caller
+   * as Envoy passes the upstream's answer on (rejected instead with rejectOnGiveUp).
+   */
+  private refuseRetry(payload: P | undefined, now: number): boolean {
+    const call = this.call as RetryCall;
+    const plan = call.beginAttempt(now);
+    let reason: StopReason;
+    if ('stop' in plan) {
+      reason = plan.stop; // the deadline came first: that is why the call ends
+      (this.admission as CallAdmission).refusal = null;
+    } else {
+      this.attempt = plan.attempt;
+      const decision = call.onOutcome(SHED_LOCALLY, now);
+      reason = 'stop' in decision ? decision.stop : 'not-retryable';
+      this.retryRefused = true;
+    }
+    return this.finish(reason, payload);
   }
 
   private endTrace(outcome: Outcome, status: number | null, error: unknown): void {
@@ -268,6 +334,7 @@ export class CallRunner<P> {
   private end(): void {
     this.state = ENDED;
     this.clearTimer();
+    this.admission?.callEnded(Date.now()); // an attempt in flight ends as aborted; a held retry slot is freed
     this.request.signal?.removeEventListener('abort', this);
     this.contextSignal?.removeEventListener('abort', this);
     this.relay();
@@ -294,7 +361,8 @@ export class CallRunner<P> {
   private finish(reason: StopReason, payload: P | undefined): boolean {
     this.end();
     if (payload !== undefined) {
-      if (deliverable(reason, this.client.settings.rejectOnGiveUp)) {
+      const rejectOnGiveUp = this.client.settings.rejectOnGiveUp;
+      if (deliverable(reason, rejectOnGiveUp) && !(rejectOnGiveUp && this.retryRefused)) {
         this.transport.deliver(payload);
         return true;
       }
@@ -305,9 +373,14 @@ export class CallRunner<P> {
   }
 
   private error(reason: StopReason): SeawallError {
+    const refusal = this.admission?.refusal ?? null;
+    let attempts = this.call?.attempts ?? 0;
+    // The policy counts a refused attempt as begun; the error counts the attempts that were sent.
+    if (refusal !== null && reason === 'not-retryable') attempts--;
     return new SeawallError({
       reason,
-      attempts: this.call?.attempts ?? 0,
+      refusal: reason === 'not-retryable' ? refusal : null,
+      attempts,
       lastStatus: this.lastStatus,
       lastError: this.lastError,
       elapsedMs: Date.now() - this.startedMs,

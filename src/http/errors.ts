@@ -2,6 +2,7 @@
 
 import type { StopReason } from '../policy/types.js';
 import { errorCode } from './outcome.js';
+import type { UpstreamRefusal } from './upstream.js';
 
 /** What a SeawallError knows about the call that failed. */
 export interface SeawallErrorDetails {
@@ -18,6 +19,8 @@ export interface SeawallErrorDetails {
   /** Method and URL of the call, for the message. */
   method?: string;
   url?: string;
+  /** The attempt (or retry) refused before any network I/O, and why (circuit breaker, limits, no endpoint). */
+  refusal?: UpstreamRefusal | null;
 }
 
 const REASON_TEXT: Record<StopReason, string> = {
@@ -32,6 +35,15 @@ const REASON_TEXT: Record<StopReason, string> = {
   'deadline-exceeded': 'the deadline passed',
   aborted: 'the call was aborted',
   'unclaimed-error': 'the error was relayed unclaimed: a hop below already spent its retries on it',
+};
+
+const REFUSAL_TEXT: Record<UpstreamRefusal, string> = {
+  'breaker-open': 'the circuit breaker is open',
+  'breaker-half-open-full': 'the circuit breaker is half-open and its probes are all out',
+  'max-pending': 'limits.maxPendingRequests is reached (Envoy upstream_rq_pending_overflow)',
+  'max-requests': 'limits.maxRequests is reached (Envoy upstream_rq_pending_overflow)',
+  'max-retries': 'limits.maxRetries (or its retry budget) is reached (Envoy upstream_rq_retry_overflow)',
+  'no-healthy-endpoint': 'every endpoint is ejected and the panic threshold is 0 (no healthy upstream)',
 };
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:80": an error's message and its causes'. */
@@ -64,13 +76,23 @@ export class SeawallError extends Error {
   readonly lastStatus: number | null;
   readonly lastError: unknown;
   readonly elapsedMs: number;
+  /**
+   * Set when Seawall refused an attempt or a retry itself, without network I/O (the policy's `shed-locally` outcome;
+   * `reason` is then the policy's stop reason, `not-retryable`): which local limit refused it.
+   */
+  readonly refusal: UpstreamRefusal | null;
 
   constructor(details: SeawallErrorDetails) {
     const target =
       details.method !== undefined && details.url !== undefined ? `${details.method} ${details.url}: ` : '';
     const attempts = `${details.attempts} attempt${details.attempts === 1 ? '' : 's'}`;
+    const refusal = details.refusal ?? null;
+    const why =
+      refusal === null
+        ? `${REASON_TEXT[details.reason]} (${details.reason})`
+        : `refused without sending: ${REFUSAL_TEXT[refusal]} (${refusal})`;
     super(
-      `${target}${REASON_TEXT[details.reason]} (${details.reason}) after ${attempts} in ${Math.round(details.elapsedMs)} ms${describeLast(details.lastStatus, details.lastError)}`,
+      `${target}${why} after ${attempts} in ${Math.round(details.elapsedMs)} ms${describeLast(details.lastStatus, details.lastError)}`,
       details.lastError === undefined ? undefined : { cause: details.lastError },
     );
     this.name = 'SeawallError';
@@ -79,6 +101,7 @@ export class SeawallError extends Error {
     this.lastStatus = details.lastStatus;
     this.lastError = details.lastError;
     this.elapsedMs = details.elapsedMs;
+    this.refusal = refusal;
   }
 }
 

@@ -8,12 +8,16 @@ import { type AttemptTransport, CallRunner, NO_HEADERS, SeawallClient } from './
 import { type FetchHeaders, fetchHeadersHave, IDEMPOTENCY_KEY_HEADER, mergeFetchHeaders } from './headers.js';
 import { ClientSettings, type SeawallClientOptions, type SeawallRequestOptions } from './options.js';
 import { outcomeOfError, RESPONDING, SENT } from './outcome.js';
-import { isReplayableBody, originOf } from './traits.js';
+import { isReplayableBody, originOf, pathOf } from './traits.js';
+import { type ClientStats, clientStats } from './upstream-stats.js';
 
 /** fetch's init, plus Seawall's per-request options. */
 export type SeawallRequestInit = RequestInit & { seawall?: SeawallRequestOptions };
-/** The fetch createFetch returns: same call shape as the global fetch. */
-export type SeawallFetch = (input: string | URL | Request, init?: SeawallRequestInit) => Promise<Response>;
+/** The fetch createFetch returns: same call shape as the global fetch, plus the client's stats. */
+export type SeawallFetch = ((input: string | URL | Request, init?: SeawallRequestInit) => Promise<Response>) & {
+  /** The policy's counters and, per upstream, the breaker, limits, balancer and outlier detection (upstream-stats.ts). */
+  stats(): ClientStats;
+};
 type BaseFetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export interface CreateFetchOptions extends SeawallClientOptions {
@@ -151,6 +155,8 @@ class FetchCall implements AttemptTransport<Response> {
   private readonly init: RequestInit | undefined;
 
   private readonly settings: ClientSettings;
+  /** The request's path and query, when an attempt goes to a picked endpoint (computed once). */
+  private path: string | undefined;
 
   constructor(
     client: SeawallClient,
@@ -185,7 +191,7 @@ class FetchCall implements AttemptTransport<Response> {
     );
   }
 
-  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>): void {
+  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>, target: string | undefined): void {
     this.stopDraining(); // the previous attempt's error body may still be draining: stop it
     // Our own signal only when the loop may need to cut the attempt short; else the caller's signal as is.
     let signal = this.callerSignal;
@@ -197,10 +203,19 @@ class FetchCall implements AttemptTransport<Response> {
     }
     const merged = headers === NO_HEADERS ? this.headers : mergeFetchHeaders(this.headers, headers);
     const init = attemptInit(this.init, merged as RequestInit['headers'], signal);
-    this.base(this.input, init).then(
+    this.base(target === undefined ? this.input : this.routed(target), init).then(
       (response) => this.onResponse(attempt, response),
       (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, SENT), undefined, error),
     );
+  }
+
+  /** The request sent to endpoint `target`: the same path and query on the endpoint's origin. */
+  private routed(target: string): string | Request {
+    const input = this.input;
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    this.path ??= pathOf(url);
+    const routed = target + this.path;
+    return typeof input === 'string' || input instanceof URL ? routed : new Request(routed, input);
   }
 
   private onResponse(attempt: number, response: Response): void {
@@ -274,9 +289,9 @@ export function createFetch(options: CreateFetchOptions): SeawallFetch {
   const client = new SeawallClient(new ClientSettings(options, true), options.telemetry);
   const base: BaseFetch | undefined = options.fetch ?? globalThis.fetch;
   if (typeof base !== 'function') throw new TypeError('seawall: no fetch available; pass { fetch }');
-  return function seawallFetch(input, init) {
-    return new Promise<Response>((resolve, reject) => {
+  const seawallFetch = (input: string | URL | Request, init?: SeawallRequestInit) =>
+    new Promise<Response>((resolve, reject) => {
       new FetchCall(client, base, input, init, resolve, reject).runner.start();
     });
-  };
+  return Object.assign(seawallFetch, { stats: () => clientStats(client.settings) });
 }

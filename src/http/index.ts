@@ -34,4 +34,8 @@ export {
   type TracerLike,
 } from './telemetry.js';
 export { KILL_SWITCH_ENV } from './traits.js';
-export { type RetryInterceptorOptions, retryInterceptor } from './undici.js';
+export { type RetryInterceptorOptions, retryInterceptor, type SeawallInterceptor } from './undici.js';
+export { type EndpointStats, UPSTREAM_REFUSALS, type UpstreamRefusal, type UpstreamStats } from './upstream.js';
+export type { UpstreamOptions } from './upstream-options.js';
+export type { ClientSignals, ClientStats } from './upstream-stats.js';
+export { UPSTREAM_COUNTERS, UPSTREAM_GAUGES } from './upstream-telemetry.js';

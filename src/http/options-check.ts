@@ -4,6 +4,7 @@ import { compileRetryOn } from '../policy/classify.js';
 import { ConfigError, type ConfigIssue, joinPath, unknownKey } from '../policy/config-error.js';
 import { collectDuration } from '../policy/duration.js';
 import { MAX_ATTEMPTS_LIMIT } from '../policy/retry-config.js';
+import { UPSTREAM_OPTION_KEYS, upstreamOptionIssues } from './upstream-options.js';
 
 /** Keys of the per-call `seawall` options. */
 export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set([
@@ -40,6 +41,7 @@ export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'trustClaims',
   'unrefBackoff',
   'drain',
+  ...UPSTREAM_OPTION_KEYS,
   'fetch',
 ]);
 
@@ -184,6 +186,7 @@ export function clientOptionIssues(input: unknown, allowFetch: boolean): ConfigI
   }
   checkKeyString(input.upstream, 'upstream', issues);
   checkDrain(input.drain, issues);
+  upstreamOptionIssues(input, issues);
   if (allowFetch && input.fetch !== undefined && typeof input.fetch !== 'function') {
     issues.push({ path: 'fetch', message: `must be a fetch function, got ${describe(input.fetch)}` });
   }

@@ -17,6 +17,8 @@ import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 import { checkRequestOptions, clientOptionIssues } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { killSwitchSet } from './traits.js';
+import { Upstreams } from './upstream.js';
+import type { UpstreamOptions } from './upstream-options.js';
 
 /** Per-call overrides that can only make a call more conservative than the policy (fewer attempts, other conditions). */
 export interface CallOverrides {
@@ -51,8 +53,8 @@ export interface SeawallRequestOptions extends CallOverrides {
   propagate?: boolean;
 }
 
-/** Options shared by createFetch and retryInterceptor. */
-export interface SeawallClientOptions {
+/** Options shared by createFetch and retryInterceptor (the upstream keys, endpoints to limits: upstream-options.ts). */
+export interface SeawallClientOptions extends UpstreamOptions {
   /**
    * The retry policy: one per caller and upstream service; it owns the retry budget (per origin by default). A plain
    * config object (`{ maxAttempts: 3, ... }`) builds a RetryPolicy for this client alone.
@@ -177,6 +179,8 @@ export class ClientSettings {
   readonly trustClaims: boolean | undefined;
   readonly drainMaxBytes: number;
   readonly drainTimeoutMs: number;
+  /** Endpoints, balancer, outlier detection, breakers and limits between the retry loop and the wire; null: none. */
+  readonly upstreams: Upstreams | null;
   private readonly reads: CallOverrides | undefined;
   private readonly writes: CallOverrides | undefined;
   private readonly upstream: string | undefined;
@@ -207,6 +211,7 @@ export class ClientSettings {
     this.writes = options.writes;
     this.upstream = options.upstream;
     for (const defaults of [this.reads, this.writes]) if (defaults?.retryOn) this.retryOnSet(defaults.retryOn);
+    this.upstreams = Upstreams.from(options, options.upstream);
   }
 
   /** Compiles a retry-condition list once per list object. */

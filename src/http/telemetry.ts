@@ -7,6 +7,8 @@ import { errorType } from './outcome.js';
 import { knownMethods, OTHER_METHOD, redactUrl } from './telemetry-attributes.js';
 import { SummedSources } from './telemetry-sum.js';
 import { hostAndPort } from './traits.js';
+import type { Upstreams } from './upstream.js';
+import { registerUpstreamMetrics } from './upstream-telemetry.js';
 
 type Attributes = Record<string, string | number | boolean>;
 
@@ -34,6 +36,11 @@ export interface MeterLike {
     options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
   ): HistogramLike;
   createObservableCounter(name: string, options?: { description?: string; unit?: string }): ObservableCounterLike;
+  /** For the upstream policies' gauges (ejections active, breakers open); skipped when the meter lacks it. */
+  createObservableUpDownCounter?(
+    name: string,
+    options?: { description?: string; unit?: string },
+  ): ObservableCounterLike;
 }
 
 /** Telemetry settings: `false` turns it off; a tracer and/or meter replace the global ones. */
@@ -309,6 +316,7 @@ class GlobalTelemetry {
     private readonly api: OtelApi,
     private readonly policy: RetryPolicy,
     private readonly policyName: string,
+    private readonly upstreams: Upstreams | null,
   ) {
     this.noopTracerProvider = new api.ProxyTracerProvider().getDelegate();
     this.noopMeter = api.createNoopMeter();
@@ -338,7 +346,10 @@ class GlobalTelemetry {
       this.active = undefined;
       return;
     }
-    if (meterProvider !== undefined) registerCounters(meter, this.policy, this.policyName);
+    if (meterProvider !== undefined) {
+      registerCounters(meter, this.policy, this.policyName);
+      registerUpstreamMetrics(meter, this.upstreams);
+    }
     this.active = new ClientTelemetry(
       tracerProvider === undefined ? undefined : api.trace.getTracer('seawall'),
       meterProvider === undefined ? undefined : meter,
@@ -355,6 +366,7 @@ export class TelemetrySource {
   constructor(
     private readonly options: boolean | TelemetryOptions | undefined,
     private readonly policy: RetryPolicy,
+    private readonly upstreams: Upstreams | null = null,
   ) {
     if (options === false) {
       this.off = true;
@@ -364,7 +376,10 @@ export class TelemetrySource {
     void loadOpenTelemetry();
     const given = typeof options === 'object' ? options : {};
     if (given.tracer !== undefined || given.meter !== undefined) {
-      if (given.meter !== undefined) registerCounters(given.meter, policy, given.policyName ?? 'default');
+      if (given.meter !== undefined) {
+        registerCounters(given.meter, policy, given.policyName ?? 'default');
+        registerUpstreamMetrics(given.meter, upstreams);
+      }
       this.fixed = new ClientTelemetry(given.tracer, given.meter);
     }
   }
@@ -380,7 +395,7 @@ export class TelemetrySource {
         return undefined;
       }
       const given = typeof this.options === 'object' ? this.options : {};
-      this.global = new GlobalTelemetry(otel, this.policy, given.policyName ?? 'default');
+      this.global = new GlobalTelemetry(otel, this.policy, given.policyName ?? 'default', this.upstreams);
     }
     return this.global.at(nowMs);
   }

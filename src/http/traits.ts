@@ -31,6 +31,41 @@ export function originOf(url: string): string {
   return parsedOrigin(url);
 }
 
+/**
+ * The path and query of an absolute URL (`/` when it has none; the fragment, never sent, dropped), found by scanning as
+ * originOf does.
+ */
+export function pathOf(url: string): string {
+  const scheme = url.indexOf('://');
+  if (scheme <= 0) return parsedPath(url);
+  let start = url.length;
+  for (let i = scheme + 3; i < url.length; i++) {
+    const c = url.charCodeAt(i);
+    if (c === 47 /* / */ || c === 63 /* ? */ || c === 35 /* # */) {
+      start = i;
+      break;
+    }
+    if (c === 64 /* @ */) return parsedPath(url);
+  }
+  const hash = url.indexOf('#', start);
+  const rest = hash < 0 ? url.slice(start) : url.slice(start, hash);
+  return rest.charCodeAt(0) === 47 ? rest : `/${rest}`;
+}
+
+function parsedPath(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    return '/';
+  }
+}
+
+/** `url` sent to `origin` instead of its own (an endpoint the balancer picked): path and query kept. */
+export function routedUrl(origin: string, url: string): string {
+  return origin + pathOf(url);
+}
+
 function parsedOrigin(url: string): string {
   try {
     return new URL(url).origin;

@@ -19,6 +19,7 @@ import {
   rawHeaderValues,
   speaksLegacy,
 } from './undici-caller.js';
+import { type ClientStats, clientStats } from './upstream-stats.js';
 
 declare module 'undici' {
   namespace Dispatcher {
@@ -30,6 +31,12 @@ declare module 'undici' {
 }
 
 export type RetryInterceptorOptions = SeawallClientOptions;
+
+/** What retryInterceptor returns: an undici interceptor, plus the client's stats. */
+export type SeawallInterceptor = Dispatcher.DispatcherComposeInterceptor & {
+  /** The policy's counters and, per upstream, the breaker, limits, balancer and outlier detection (upstream-stats.ts). */
+  stats(): ClientStats;
+};
 
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Dispatcher.DispatchController;
@@ -85,6 +92,9 @@ class AttemptHandler implements SocketWatcher {
     this.connected = true;
     this.socket = undefined; // on a connection now: abort() closes it if need be
     if (this.cancelReason !== undefined) abort(this.cancelReason);
+    // Limits: the pending slot becomes a request slot; refused at max-requests, nothing is written.
+    else if (!this.call.runner.connected(this.attempt))
+      this.cancel(new Error('seawall: refused at limits.maxRequests'));
   }
 
   onHeaders(status: number, rawHeaders: RawHeaders, resume: () => void, statusMessage?: string): boolean {
@@ -230,6 +240,8 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
   readonly bodyReplayable: boolean;
   readonly options: SeawallRequestOptions | undefined;
   readonly signal = undefined;
+  /** undici tells the attempt handler when its request gets a connection (onConnect): limits count pending requests. */
+  readonly reportsConnect = true;
   private readonly rawOrigin: string;
 
   private current: AttemptHandler | undefined;
@@ -301,12 +313,17 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
   }
 
   // AttemptTransport, as the loop sees it.
-  send(attempt: number, _plan: AttemptPlan, headers: Record<string, string>): void {
+  send(attempt: number, _plan: AttemptPlan, headers: Record<string, string>, target: string | undefined): void {
     this.stopDraining('seawall: drain stopped by the next attempt');
     const handler = new AttemptHandler(this, attempt);
     this.current = handler;
-    // Nothing to add: the caller's options go as they are (undici copies what it keeps).
-    const opts = headers === NO_HEADERS ? this.opts : withHeaders(this.opts, headers);
+    // Nothing to add: the caller's options go as they are (undici copies what it keeps). To a picked endpoint, the same
+    // path on the endpoint's origin (the Agent routes by origin).
+    let opts = headers === NO_HEADERS ? this.opts : withHeaders(this.opts, headers);
+    if (target !== undefined) {
+      if (opts === this.opts) opts = { ...opts };
+      opts.origin = target; // our own copy
+    }
     // The attempt handler speaks the raw API, which undici's dispatch accepts beside the controller API.
     this.dispatched = dispatchWatched(handler, this.dispatch, opts, handler as unknown as Handler);
   }
@@ -376,12 +393,13 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
  * An undici interceptor that carries `policy`: `new Agent().compose(retryInterceptor({ policy }))`.
  * Responses stream to the caller as soon as the policy accepts them (or, with bufferResponse, once complete).
  */
-export function retryInterceptor(options: RetryInterceptorOptions): Dispatcher.DispatcherComposeInterceptor {
+export function retryInterceptor(options: RetryInterceptorOptions): SeawallInterceptor {
   const client = new SeawallClient(new ClientSettings(options), options.telemetry);
-  return (dispatch) =>
+  const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) =>
     function seawallDispatch(opts: Dispatcher.DispatchOptions, handler: Handler): boolean {
       // Upgrades and CONNECT hand over the socket: nothing to retry.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler);
       return new UndiciCall(client, dispatch, opts, handler).start();
     };
+  return Object.assign(interceptor, { stats: () => clientStats(client.settings) });
 }

@@ -1,5 +1,6 @@
 // The sans-I/O policy core's public surface: re-exports only.
 export * from './backoff.js';
+export * from './balancer.js';
 export * from './breaker.js';
 export * from './budget.js';
 export * from './classify.js';

@@ -1,5 +1,6 @@
 // The simulator's public surface: re-exports only.
 
+export type { EdgeSummary } from './metrics/edges.js';
 export type { RunSummary, TimeseriesRow } from './metrics/summary.js';
 export {
   type RunOptions,

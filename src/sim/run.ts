@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import type { RetryStats } from '../policy/retry-stats.js';
 import type { ShedStats } from '../policy/shed.js';
+import { edgeSummaries } from './metrics/edges.js';
 import { type RunSummary, summarize, type TimeseriesRow, timeseries } from './metrics/summary.js';
 import { World } from './model/world.js';
 import { ScenarioError } from './scenario/errors.js';
@@ -119,7 +120,7 @@ export function runVariant(
     };
   });
   return {
-    summary: summarize(variant, seed, spec.model, m, durationMs),
+    summary: summarize(variant, seed, spec.model, m, durationMs, edgeSummaries(spec.model, world.services, m)),
     timeseries: timeseries(variant, seed, spec.model, m),
     events: world.engine.events,
     services,

@@ -89,6 +89,22 @@ describe.each(SEEDS)('seed %i', (seed) => {
     expect(run('callee-protection-only').p99Ms.during).toBeGreaterThan(good.p99Ms.during ?? 0);
   });
 
+  it('checkout-incident: proposal C (a breaker at the BFF on top of bad) recovers, but fails users while open', () => {
+    const scenario = loadScenario('checkout-incident');
+    const c = runVariant(scenario, 'c-circuit-breaker', seed, { durationMs: NEVER_RECOVER_MS }).summary;
+    const good = runVariant(scenario, 'good', seed, { durationMs: NEVER_RECOVER_MS }).summary;
+    const breaker = c.edges['checkout-bff -> coupon-api']?.circuitBreaker;
+    expect(breaker?.opened).toBeGreaterThanOrEqual(1);
+    expect(breaker?.rejected).toBeGreaterThan(5000);
+    // Open, it stops the BFF's load at once: member-api drains its queue and the loop never forms (bad: ~16x after).
+    expect(c.recoverySeconds).not.toBeNull();
+    expect(c.recoverySeconds).toBeLessThanOrEqual(10); // at most about one break (5 s) after the trigger
+    expect(c.amplification['member-api']?.after).toBeLessThan(1.1);
+    // While open it refuses everyone, where good serves what the shrunken DB allows.
+    expect(c.successRate.during).toBeLessThan(0.5 * (good.successRate.during ?? 0));
+    expect(c.successRate.after).toBeLessThan(good.successRate.after ?? 0);
+  });
+
   it('checkout-normal: good answers at least 99.9 % in every window', () => {
     const summary = runVariant(loadScenario('checkout-normal'), 'good', seed, { durationMs: NORMAL_MS }).summary;
     for (const window of ['before', 'during', 'after']) {

@@ -25,6 +25,7 @@ function fixtureRun(variant: string, seed: number, recovers: boolean): RunSummar
     recoverySeconds: recovers ? 0.5 : null,
     wastedWorkFraction: recovers ? 0.008 : 0.737,
     retryRadius: { max: 0, mean: 0 },
+    edges: {},
   };
 }
 

@@ -54,6 +54,10 @@ export class Metrics {
   readonly inFlight: Float64Array;
   /** NaN = the service has no finite budget. */
   readonly budgetTokens: Float64Array;
+  /** Gauges per call edge (model order) at each bin's end, summed over caller instances: hosts ejected by outlier
+   * detection (Envoy's ejections_active), and caller instances whose circuit breaker is open. [edge × bins + bin] */
+  readonly ejectionsActive: Float64Array;
+  readonly breakersOpen: Float64Array;
   usersTotal = 0;
   usersEnded = 0;
   /** Retry radius: user requests on whose behalf some hop retried, the sum of their radii, and the largest. */
@@ -79,7 +83,7 @@ export class Metrics {
   private cacheUntilMs = Number.NEGATIVE_INFINITY;
   private cachedSegment = 0;
 
-  constructor(durationMs: number, windows: readonly WindowDef[], serviceCount: number) {
+  constructor(durationMs: number, windows: readonly WindowDef[], serviceCount: number, edgeCount = 0) {
     if (windows.length > 30) throw new Error('at most 30 windows');
     this.binCount = Math.max(1, Math.ceil(durationMs / BIN_MS));
     this.windows = windows;
@@ -108,6 +112,8 @@ export class Metrics {
     this.queueLength = new Float64Array(perBin);
     this.inFlight = new Float64Array(perBin);
     this.budgetTokens = new Float64Array(perBin).fill(Number.NaN);
+    this.ejectionsActive = new Float64Array(edgeCount * this.binCount);
+    this.breakersOpen = new Float64Array(edgeCount * this.binCount);
 
     // Bin edges past the last bin change nothing (later times count in the last bin), so they are not cuts.
     const cuts = new Set<number>([0]);
@@ -166,6 +172,11 @@ export class Metrics {
       if (timeMs >= w.startMs && timeMs < w.endMs) mask |= 1 << i;
     }
     return mask;
+  }
+
+  /** The windows holding `nowMs`, as windowMask() (from the cached segment). */
+  windowMaskAt(nowMs: number): number {
+    return this.segmentMask[this.segmentAt(nowMs)] as number;
   }
 
   /** A user request arrived at an entry service; `segment` = segmentAt(its arrival). */

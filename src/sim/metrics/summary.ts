@@ -2,6 +2,7 @@
 
 import type { FaultSpec, ModelSpec } from '../scenario/types.js';
 import { BIN_MS, type Metrics } from './collector.js';
+import type { EdgeSummary } from './edges.js';
 
 export interface RunSummary {
   variant: string;
@@ -18,6 +19,11 @@ export interface RunSummary {
    * and the mean. Plain retries grow it with depth; one layer or ownership keep it at 1.
    */
   retryRadius: { max: number; mean: number };
+  /**
+   * Per call edge (`caller -> callee`): attempts sent, retries and their ratio (the seed's 5 % alert), and the stats
+   * of the edge's breaker, limits, outlier detection and balancer (metrics/edges.ts).
+   */
+  edges: Record<string, EdgeSummary>;
 }
 
 export interface TimeseriesRow {
@@ -139,6 +145,7 @@ export function summarize(
   model: ModelSpec,
   metrics: Metrics,
   durationMs: number,
+  edges: Record<string, EdgeSummary>,
 ): RunSummary {
   const successRate: Record<string, number> = {};
   const p99Ms: Record<string, number> = {};
@@ -176,6 +183,7 @@ export function summarize(
       max: metrics.radiusMax,
       mean: metrics.retriedUsers === 0 ? 0 : round6(metrics.radiusSum / metrics.retriedUsers),
     },
+    edges,
   };
 }
 

@@ -6,6 +6,7 @@ import { LoadShedder } from '../../policy/shed.js';
 import type { RequestTraits } from '../../policy/types.js';
 import type { ModelSpec } from '../scenario/types.js';
 import { Sampler } from './distributions.js';
+import { buildGuards } from './guards.js';
 import { EdgeRuntime, Instance, type Request, ServiceRuntime, TrafficSource } from './records.js';
 
 /** Simulated calls are idempotent reads (GET): a timeout or a 5xx may be replayed, as retryOn allows. */
@@ -17,7 +18,7 @@ const GET_EVERY_LAYER: RequestTraits = Object.freeze({ idempotent: true, oneLaye
  * Every random stream is forked by a stable name (service, instance, edge, source), so adding a service or
  * changing one variant's policy never shifts the draws of another component.
  */
-export function buildServices(model: ModelSpec, root: Random): ServiceRuntime[] {
+export function buildServices(model: ModelSpec, root: Random, windowCount: number): ServiceRuntime[] {
   const services = model.services.map((spec, index) => new ServiceRuntime(index, spec));
   const byName = new Map(services.map((s) => [s.spec.name, s]));
   for (const service of services) {
@@ -41,9 +42,10 @@ export function buildServices(model: ModelSpec, root: Random): ServiceRuntime[] 
         const seawall = edge?.seawall ?? true;
         const propagate = seawall && policy.config.propagateDeadline;
         const traits = edge === undefined || edge.oneLayer ? GET : GET_EVERY_LAYER;
-        const runtime = new EdgeRuntime(edgeIndex, callee, policy, call.optional, propagate, seawall, traits);
-        runtime.next = instance.index % callee.instances.length;
-        instance.edges.push(runtime);
+        const guards = buildGuards(edge, callee, instance.index, windowCount, (name) => root.fork(`${name}:${id}`));
+        instance.edges.push(
+          new EdgeRuntime(edgeIndex, callee, policy, call.optional, propagate, seawall, traits, guards),
+        );
       }
     }
   }

@@ -4,8 +4,9 @@ import { answerClaimHeaders, relayedStatus, sentDeadlineMs } from '../../policy/
 import type { Outcome, StopReason } from '../../policy/types.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
 import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
-import { TIMEOUT_OUTCOME } from './outcomes.js';
-import { ANSWERED, CALLING, Call, type EdgeRuntime, type Instance, Request, TIMED_OUT, WAITING } from './records.js';
+import { admitAttempt, attemptEnded, LOCAL_REFUSAL_STATUS, releaseRetry, takeRetry } from './guards.js';
+import { SHED_LOCALLY_OUTCOME, TIMEOUT_OUTCOME } from './outcomes.js';
+import { ANSWERED, CALLING, Call, type EdgeRuntime, Request, TIMED_OUT, WAITING } from './records.js';
 import type { World } from './world.js';
 
 export function startCalls(world: World, request: Request): void {
@@ -42,9 +43,12 @@ function nextAttempt(world: World, call: Call): void {
     return;
   }
   const edge = call.edge;
-  const instances = edge.callee.instances;
-  const target = instances[edge.next] as Instance;
-  edge.next = edge.next + 1 === instances.length ? 0 : edge.next + 1;
+  // Between the retry loop and the wire: the breaker, the limits and the balancer's pick (guards.ts).
+  const target = admitAttempt(call, world.engine, world.metrics);
+  if (target === null) {
+    refusedLocally(world, call);
+    return;
+  }
   // What the attempt sends (hop.ts): the marker on a Seawall hop, and the call's deadline when the policy propagates it.
   const attempt = new Request(
     call,
@@ -69,6 +73,7 @@ export function onResponse(world: World, attempt: Request, outcome: number): voi
   const edge = call.edge;
   const response = world.outcomes.at(outcome, edge.seawall && edge.callee.seawall);
   call.lastStatus = response.status;
+  attemptEnded(call, response, world.engine);
   decide(world, call, response);
 }
 
@@ -81,6 +86,7 @@ export function onTryTimeout(world: World, attempt: Request): void {
   call.lastStatus = 0;
   // Without cancellation the callee never learns that nobody waits: the incident's "the DB still runs".
   if (world.cancellation) cancelAttempt(world, attempt);
+  attemptEnded(call, TIMEOUT_OUTCOME, world.engine);
   decide(world, call, TIMEOUT_OUTCOME);
 }
 
@@ -92,9 +98,26 @@ function decide(world: World, call: Call, outcome: Outcome): void {
     callEnded(world, call, call.retry.stopReason as StopReason);
     return;
   }
+  if (!takeRetry(call)) {
+    // Over the limits' max_retries: the retry is not made, and the call ends on what its last attempt said (Envoy).
+    const retry = call.retry;
+    if (retry.beginAttemptMs(world.engine.nowMs) >= 0) retry.onOutcomeMs(SHED_LOCALLY_OUTCOME, world.engine.nowMs);
+    callEnded(world, call, retry.stopReason as StopReason);
+    return;
+  }
   retried(world, call);
   if (waitMs > 0) world.engine.after(waitMs, EV_RETRY, call);
   else nextAttempt(world, call);
+}
+
+/**
+ * A guard refused the attempt before it left: it ends as the policy's `shed-locally` (never retried), and the caller
+ * answers a local 503 (Envoy's overflow answer), marked as relayed like any failed call's answer.
+ */
+function refusedLocally(world: World, call: Call): void {
+  call.lastStatus = LOCAL_REFUSAL_STATUS;
+  releaseRetry(call);
+  decide(world, call, SHED_LOCALLY_OUTCOME);
 }
 
 /** Counts the edge once in its user's retry radius (how many hops retried on behalf of one root request). */
@@ -131,6 +154,7 @@ export function onRetry(world: World, call: Call): void {
 
 function callEnded(world: World, call: Call, reason: StopReason): void {
   call.done = true;
+  releaseRetry(call); // a retry decided but never made (its deadline passed during the backoff)
   const parent = call.parent;
   if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
   if (reason !== 'succeeded' && !call.edge.optional) {

@@ -1,5 +1,7 @@
 // Cancellation (only when a scenario sets `cancellation: true`): callers withdraw what they stopped waiting for.
 
+import { attemptEnded, releaseRetry } from './guards.js';
+import { ABORTED_OUTCOME } from './outcomes.js';
 import { ABANDONED, ABORTED, CALLING, CANCELLED, QUEUED, type Request, WAITING, WORKING } from './records.js';
 
 export interface CancelHost {
@@ -44,7 +46,9 @@ export function abortCalls(host: CancelHost, parent: Request): void {
     if (attempt !== null && attempt.reply === WAITING) {
       attempt.reply = ABANDONED;
       attempt.call = null;
+      attemptEnded(call, ABORTED_OUTCOME, host.engine);
       cancelAttempt(host, attempt);
     }
+    releaseRetry(call); // aborted during its backoff: the retry it held is never made
   }
 }

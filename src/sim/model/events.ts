@@ -9,3 +9,4 @@ export const EV_RESPONSE = 4;
 export const EV_TRY_TIMEOUT = 5;
 export const EV_RETRY = 6;
 export const EV_FAULT = 7;
+export const EV_SWEEP = 8;

@@ -1,9 +1,16 @@
-// Faults in force and per-bin gauges: recomputes services and sources when a fault starts or ends; samples each bin.
+// Faults in force and per-bin gauges: recomputes instances and sources when a fault starts or ends; samples each bin.
 
 import type { LoadShedder } from '../../policy/shed.js';
-import type { Metrics } from '../metrics/collector.js';
+import { BIN_MS, type Metrics } from '../metrics/collector.js';
 import type { FaultSpec } from '../scenario/types.js';
-import { errorRates, type Instance, type Request, type ServiceRuntime, type TrafficSource } from './records.js';
+import {
+  type EdgeRuntime,
+  errorRates,
+  type Instance,
+  type Request,
+  type ServiceRuntime,
+  type TrafficSource,
+} from './records.js';
 
 export interface FaultTarget {
   readonly services: readonly ServiceRuntime[];
@@ -16,22 +23,24 @@ export interface FaultTarget {
   scheduleArrival(source: TrafficSource): void;
 }
 
-/** Recomputes every service's and source's state from the faults in force (overlapping faults combine). */
+/** Recomputes every instance's and source's state from the faults in force (overlapping faults combine). */
 export function applyFaults(target: FaultTarget): void {
   const { faults, faultActive } = target;
   for (const service of target.services) {
-    let workers = service.spec.shed === null ? null : service.spec.shed.workers;
-    service.faultErrors = [];
-    service.extraLatencyMs = 0;
-    faults.forEach((fault, i) => {
-      if (!faultActive[i] || fault.service !== service.spec.name) return;
-      if (fault.workers !== null) workers = fault.workers;
-      if (fault.errors !== null) service.faultErrors.push(errorRates(fault.errors));
-      service.extraLatencyMs += fault.latencyMs;
-    });
-    if (workers !== null && workers !== service.workers) {
-      service.workers = workers;
-      for (const instance of service.instances) {
+    for (const instance of service.instances) {
+      let workers = service.workers;
+      instance.faultErrors = [];
+      instance.extraLatencyMs = 0;
+      faults.forEach((fault, i) => {
+        if (!faultActive[i] || fault.service !== service.spec.name) return;
+        // A fault hits the instances it lists, or all of them.
+        if (fault.instances !== null && !fault.instances.includes(instance.index)) return;
+        if (fault.workers !== null) workers = fault.workers;
+        if (fault.errors !== null) instance.faultErrors.push(errorRates(fault.errors));
+        instance.extraLatencyMs += fault.latencyMs;
+      });
+      if (workers !== null && workers !== instance.workers) {
+        instance.workers = workers;
         // The production shedder's own update(): running work above a lowered limit finishes; raised limits fill at once.
         (instance.shedder as LoadShedder<Request>).update({ workers });
         target.drain(instance);
@@ -60,6 +69,7 @@ export function sampleBin(services: readonly ServiceRuntime[], metrics: Metrics,
     for (const instance of service.instances) {
       if (instance.shedder !== null) queued += instance.shedder.queued;
       for (const edge of instance.edges) {
+        sampleGuards(edge, metrics, bin);
         const level = edge.policy.budgetFor('').level();
         if (Number.isFinite(level)) {
           tokens += level;
@@ -68,5 +78,20 @@ export function sampleBin(services: readonly ServiceRuntime[], metrics: Metrics,
       }
     }
     metrics.sample(service.index, bin, queued, service.inFlight, budgets === 0 ? Number.NaN : tokens / budgets);
+  }
+}
+
+/** The guards' gauges at the bin's end, added over caller instances: hosts ejected, breakers open (refusing all). */
+function sampleGuards(edge: EdgeRuntime, metrics: Metrics, bin: number): void {
+  const { detector, breaker } = edge.guards;
+  const i = edge.id * metrics.binCount + bin;
+  if (detector !== null)
+    metrics.ejectionsActive[i] = (metrics.ejectionsActive[i] as number) + detector.stats().ejectionsActive;
+  if (breaker !== null) {
+    // Read without moving the breaker: open until nextWakeMs(), which is Infinity unless it is open.
+    const openUntilMs = breaker.nextWakeMs();
+    if (Number.isFinite(openUntilMs) && openUntilMs > (bin + 1) * BIN_MS) {
+      metrics.breakersOpen[i] = (metrics.breakersOpen[i] as number) + 1;
+    }
   }
 }

@@ -117,6 +117,7 @@ calls: { a -> b: ${NO_RETRY} }`);
       'recoverySeconds',
       'wastedWorkFraction',
       'retryRadius',
+      'edges',
     ]);
     expect(Object.keys(result.summary.successRate)).toEqual(['w1', 'w2']);
     expect(Object.keys(result.summary.amplification.b ?? {})).toEqual(['w1', 'w2', 'total']);

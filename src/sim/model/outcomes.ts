@@ -4,6 +4,10 @@ import { responseOutcome } from '../../policy/hop.js';
 import type { Outcome } from '../../policy/types.js';
 
 export const TIMEOUT_OUTCOME: Outcome = Object.freeze({ kind: 'timeout' });
+/** An attempt a local guard refused (an open breaker, a limit's overflow, no endpoint): it never left the caller. */
+export const SHED_LOCALLY_OUTCOME: Outcome = Object.freeze({ kind: 'shed-locally' });
+/** An attempt out when its call was aborted (cancellation): it says nothing about the callee. */
+export const ABORTED_OUTCOME: Outcome = Object.freeze({ kind: 'aborted' });
 
 export type ResponseOutcome = Extract<Outcome, { kind: 'response' }>;
 

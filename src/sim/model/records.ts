@@ -1,5 +1,9 @@
 // The simulated entities: user requests, request messages (caller's attempt + callee's execution), calls, runtimes.
 
+import type { Balancer } from '../../policy/balancer.js';
+import type { BreakerPermit, CircuitBreaker } from '../../policy/breaker.js';
+import type { ConcurrencyBreaker, ConcurrencyPermit } from '../../policy/concurrency.js';
+import type { OutlierDetector } from '../../policy/outlier.js';
 import type { Random } from '../../policy/random.js';
 import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
 import type { LoadShedder } from '../../policy/shed.js';
@@ -89,6 +93,10 @@ export class Call {
   attempt: Request | null = null;
   /** Status of the last response; 0 when the last attempt timed out or none was made. */
   lastStatus = 0;
+  /** The Balancer's endpoint of the attempt out, or of the last one (a retry avoids it); -1 before the first. */
+  endpoint = -1;
+  /** What the call holds of its edge's breaker and limits (guards.ts); null until it first takes something. */
+  permits: Permits | null = null;
 
   constructor(
     /** The request whose handling makes this call. */
@@ -100,10 +108,22 @@ export class Call {
   ) {}
 }
 
-/** A caller instance's side of an edge: its own RetryPolicy (and so its own budget). */
+/** The permits of a call's attempt: each is reported or released exactly once, when the attempt ends (guards.ts). */
+export class Permits {
+  breaker: BreakerPermit | null = null;
+  request: ConcurrencyPermit | null = null;
+  /** Taken when a retry is decided (Envoy's max_retries), held through the backoff until that attempt ends. */
+  retry: ConcurrencyPermit | null = null;
+}
+
+/**
+ * A caller instance's side of an edge: its own RetryPolicy (and so its own budget) and the guards of its attempts
+ * (guards.ts): the Balancer over the callee's instances, and the breaker, limits and outlier detector if configured.
+ */
 export class EdgeRuntime {
-  /** Round-robin position over the callee's instances. */
-  next = 0;
+  /** Attempts sent over the wire, and how many of them were retries (Envoy's upstream_rq_total, upstream_rq_retry). */
+  sent = 0;
+  retriesSent = 0;
 
   constructor(
     /** Index of the edge in the model (the same for every caller instance): what the retry radius counts. */
@@ -117,13 +137,43 @@ export class EdgeRuntime {
     readonly seawall: boolean,
     /** The traits of every call over this edge (the inbound hop's facts go to RetryPolicy.start beside them). */
     readonly traits: RequestTraits,
+    readonly guards: EdgeGuards,
   ) {}
+}
+
+/** The attempt guards of one caller instance's edge: the policy objects and the random streams they are given. */
+export interface EdgeGuards {
+  readonly balancer: Balancer;
+  /** The callee instance behind each of the balancer's endpoints. */
+  readonly targets: readonly Instance[];
+  /** p2c's draws; null for round-robin (which draws nothing). */
+  readonly lbRandom: Random | null;
+  readonly breaker: CircuitBreaker | null;
+  readonly limits: ConcurrencyBreaker | null;
+  readonly detector: OutlierDetector | null;
+  /** The detector's enforcement draws (onResult and sweep). */
+  readonly detectorRandom: Random | null;
+  /** Any of breaker, limits and detector is configured: an attempt has more to report than its end to the balancer. */
+  readonly guarded: boolean;
+  /** The balancer has a choice to make: several endpoints, or a detector that can eject the one there is. */
+  readonly choice: boolean;
+  /**
+   * Attempts sent to each callee instance, per window and in total: [instance × (windows + 1) + w], the total last;
+   * null for a one-instance callee.
+   */
+  readonly sentByHostWindow: Float64Array | null;
 }
 
 export class Instance {
   edges: EdgeRuntime[] = [];
   /** Inside the dequeue loop: nested frees are picked up by the running loop instead of recursing. */
   draining = false;
+  /** Transient errors added by the faults in force on this instance. */
+  faultErrors: ErrorSpec[] = [];
+  /** Extra worker time per execution from latency faults in force on this instance, ms. */
+  extraLatencyMs = 0;
+  /** Workers in force (changed by faults); null without a shedder. */
+  workers: number | null;
 
   constructor(
     readonly service: ServiceRuntime,
@@ -131,7 +181,9 @@ export class Instance {
     readonly shedder: LoadShedder<Request> | null,
     readonly serviceTime: Sampler,
     readonly errorRandom: Random,
-  ) {}
+  ) {
+    this.workers = service.workers;
+  }
 }
 
 /**
@@ -151,14 +203,10 @@ export class ServiceRuntime {
   readonly seawall: boolean;
   /** Requests present (queued, working or calling). */
   inFlight = 0;
-  /** Transient errors added by faults currently in force. */
-  faultErrors: ErrorSpec[] = [];
-  /** Extra worker time per execution from latency faults, ms. */
-  extraLatencyMs = 0;
   /** Round-robin position for traffic entering here. */
   nextEntry = 0;
-  /** Workers per instance in force (changed by faults); null without a shedder. */
-  workers: number | null;
+  /** Workers per instance without faults; null without a shedder. */
+  readonly workers: number | null;
 
   constructor(
     readonly index: number,

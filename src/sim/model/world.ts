@@ -17,16 +17,19 @@ import {
   EV_MESSAGE,
   EV_RESPONSE,
   EV_RETRY,
+  EV_SWEEP,
   EV_TRY_TIMEOUT,
   EV_WORK_DONE,
 } from './events.js';
 import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
+import { sweepEdge } from './guards.js';
 import { OutcomeTable } from './outcomes.js';
 import {
   ABORTED,
   CANCELLED,
   type Call,
   DONE,
+  type EdgeRuntime,
   ENTRY,
   type Instance,
   QUEUED,
@@ -96,9 +99,9 @@ export class World implements EventHandler, FaultTarget {
     this.faultActive = model.faults.map(() => false);
     this.network = new DistSampler(model.networkLatency, root.fork('network'));
     this.networkIsZero = model.networkLatency.dist === 'constant' && model.networkLatency.valueMs === 0;
-    this.services = buildServices(model, root);
+    this.services = buildServices(model, root, options.windows.length);
     this.sources = buildSources(model, this.services, root);
-    this.metrics = new Metrics(options.durationMs, options.windows, this.services.length);
+    this.metrics = new Metrics(options.durationMs, options.windows, this.services.length, model.edges.length);
   }
 
   /** Runs the whole duration. */
@@ -109,6 +112,15 @@ export class World implements EventHandler, FaultTarget {
       engine.at(fault.startMs, EV_FAULT, null, 2 * i);
       engine.at(fault.endMs, EV_FAULT, null, 2 * i + 1);
     });
+    // Outlier detection sweeps at the detector's own nextWakeMs() (its interval clock started when the pool was declared).
+    for (const service of this.services) {
+      for (const instance of service.instances) {
+        for (const edge of instance.edges) {
+          const detector = edge.guards.detector;
+          if (detector !== null) this.scheduleSweep(edge, detector.nextWakeMs());
+        }
+      }
+    }
     engine.run(this.durationMs, this);
     this.sampleUntil(Number.POSITIVE_INFINITY);
     this.metrics.finish();
@@ -151,7 +163,14 @@ export class World implements EventHandler, FaultTarget {
         this.faultActive[arg >> 1] = (arg & 1) === 0;
         applyFaults(this);
         break;
+      case EV_SWEEP:
+        this.scheduleSweep(payload as EdgeRuntime, sweepEdge(payload as EdgeRuntime, this.engine.nowMs));
+        break;
     }
+  }
+
+  private scheduleSweep(edge: EdgeRuntime, atMs: number): void {
+    if (atMs < this.durationMs) this.engine.at(atMs, EV_SWEEP, edge);
   }
 
   // ---- users ----------------------------------------------------------------------------------------------
@@ -228,7 +247,7 @@ export class World implements EventHandler, FaultTarget {
     this.metrics.executionStarted(service.index, waitedMs, this.engine.nowMs);
     let status = 0;
     let costMs = 0;
-    const faultErrors = service.faultErrors;
+    const faultErrors = instance.faultErrors;
     for (let i = 0; i < faultErrors.length && status === 0; i++) {
       const e = faultErrors[i] as { rate: number; status: number; costMs: number };
       if (instance.errorRandom.next() < e.rate) {
@@ -246,7 +265,7 @@ export class World implements EventHandler, FaultTarget {
       this.engine.after(costMs, EV_WORK_DONE, request);
       return;
     }
-    const workMs = instance.serviceTime.sample() + service.extraLatencyMs;
+    const workMs = instance.serviceTime.sample() + instance.extraLatencyMs;
     // Answers always leave through an event, so a dequeue loop never recurses into another answer.
     if (workMs > 0 || instance.edges.length === 0) this.engine.after(workMs, EV_WORK_DONE, request);
     else startCalls(this, request);

@@ -56,6 +56,7 @@ describe('built-in scenarios', () => {
       'one-layer-jitter-deadline-header',
       'budget-only',
       'callee-protection-only',
+      'c-circuit-breaker',
     ]);
     for (const name of listBuiltinScenarios().filter((n) => n.startsWith('checkout-'))) {
       expect(loadScenario(name).windows).toEqual({

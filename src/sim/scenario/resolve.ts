@@ -1,14 +1,13 @@
 // Turns a schema-checked model into a ModelSpec: defaults, cross-references, the call graph, and policy validation.
 
 import type { ConfigIssue } from '../../policy/config-error.js';
-import { validateRetryConfig } from '../../policy/retry-config.js';
 import { type LoadShedderConfig, validateLoadShedderConfig } from '../../policy/shed.js';
 import type { DistSpec } from '../model/distributions.js';
+import { fromConfigIssues, resolveEdges } from './edges.js';
 import { joinKey, type Problem } from './errors.js';
-import { edgeKey, parseEdgeKey } from './merge.js';
 import type { FaultInput, ModelInput, ServiceInput } from './schema.js';
 import { SHED_KEYS } from './schema.js';
-import type { CallSpec, EdgeSpec, ErrorSpec, FaultSpec, ModelSpec, ServiceSpec, TrafficSpec } from './types.js';
+import type { CallSpec, ErrorSpec, FaultSpec, ModelSpec, ServiceSpec, TrafficSpec } from './types.js';
 
 /** Services without `workers` but with shed keys get this many (the LoadShedder needs a finite number). */
 export const UNLIMITED_WORKERS = Number.MAX_SAFE_INTEGER;
@@ -36,10 +35,6 @@ function toErrors(
 ): ErrorSpec | null {
   if (input === undefined) return null;
   return { rate: input.rate, status: input.status ?? 503, costMs: input.cost ?? 0 };
-}
-
-function fromConfigIssues(issues: readonly ConfigIssue[]): Problem[] {
-  return issues.map((i) => ({ path: i.path, message: i.message }));
 }
 
 function resolveService(name: string, input: ServiceInput, problems: Problem[]): ServiceSpec {
@@ -120,67 +115,6 @@ function checkCallGraph(services: ServiceSpec[], problems: Problem[]): void {
   for (const service of services) if (!state.has(service.name) && visit(service.name)) break;
 }
 
-function readFlag(value: unknown, path: string, problems: Problem[]): boolean | undefined {
-  if (value === undefined || typeof value === 'boolean') return value;
-  problems.push({ path, message: 'must be true or false' });
-  return undefined;
-}
-
-function resolveEdges(
-  services: ServiceSpec[],
-  calls: Record<string, unknown>,
-  ownership: boolean | undefined,
-  problems: Problem[],
-  warnings: Problem[],
-): EdgeSpec[] {
-  const byName = new Map(services.map((s) => [s.name, s]));
-  for (const key of Object.keys(calls)) {
-    const path = joinKey('calls', key);
-    const edge = parseEdgeKey(key);
-    if (!edge) {
-      problems.push({ path, message: 'must be written "caller -> callee"' });
-      continue;
-    }
-    const caller = byName.get(edge.from);
-    if (!caller) problems.push({ path, message: `no service named ${edge.from}` });
-    else if (!caller.calls.some((c) => c.to === edge.to)) {
-      problems.push({ path, message: `${edge.from} does not call ${edge.to} (add it to services.${edge.from}.calls)` });
-    }
-  }
-  const edges: EdgeSpec[] = [];
-  for (const service of services) {
-    for (const call of service.calls) {
-      const key = edgeKey(service.name, call.to);
-      const path = joinKey('calls', key);
-      const block = calls[key] ?? {};
-      let config: unknown = block;
-      // A caller running Seawall sends its headers and applies its policy whether or not the callee reads them.
-      let seawall = service.seawall;
-      let oneLayer = true;
-      if (block !== null && typeof block === 'object' && !Array.isArray(block)) {
-        // `seawall` and `oneLayer` describe the hop (the HTTP client's options), the rest is the RetryPolicy's config.
-        const { seawall: edgeSeawall, oneLayer: edgeOneLayer, ...policy } = block as Record<string, unknown>;
-        seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
-        oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
-        // The variant's `ownership` applies to every Seawall hop that does not set its own.
-        config =
-          ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
-        if (!seawall && policy.ownership === true) {
-          problems.push({
-            path: joinKey(path, 'ownership'),
-            message: 'needs a Seawall hop (this call is seawall: false)',
-          });
-        }
-      }
-      const result = validateRetryConfig(config, path);
-      problems.push(...fromConfigIssues(result.issues));
-      warnings.push(...fromConfigIssues(result.warnings));
-      edges.push({ from: service.name, to: call.to, policy: config as EdgeSpec['policy'], seawall, oneLayer });
-    }
-  }
-  return edges;
-}
-
 function resolveFault(input: FaultInput, index: number, names: Set<string>, problems: Problem[]): FaultSpec {
   const path = joinKey('faults', index);
   const service = input.service ?? null;
@@ -196,8 +130,15 @@ function resolveFault(input: FaultInput, index: number, names: Set<string>, prob
   if (service === null && (input.workers !== undefined || input.errors !== undefined || input.latency !== undefined)) {
     problems.push({ path: joinKey(path, 'service'), message: 'is required for workers, errors and latency faults' });
   }
+  if (input.instances !== undefined && (input.surge !== undefined || service === null)) {
+    problems.push({
+      path: joinKey(path, 'instances'),
+      message: 'applies to workers, errors and latency faults of one service (a surge hits the traffic, not instances)',
+    });
+  }
   return {
     service,
+    instances: input.instances === undefined ? null : [...input.instances],
     startMs: input.at,
     endMs: input.at + input.for,
     workers: input.workers ?? null,
@@ -221,6 +162,15 @@ export function resolveModel(input: ModelInput, problems: Problem[], warnings: P
   const faults = (input.faults ?? []).map((f, index) => resolveFault(f, index, names, problems));
   faults.forEach((fault, index) => {
     const target = services.find((s) => s.name === fault.service);
+    fault.instances?.forEach((k, i) => {
+      if (target !== undefined && k >= target.instances) {
+        const count = target.instances;
+        problems.push({
+          path: `faults.${index}.instances.${i}`,
+          message: `no instance ${k}: ${target.name} has ${count} (${count === 1 ? '0' : `0-${count - 1}`})`,
+        });
+      }
+    });
     if (fault.workers !== null && target !== undefined && target.shed === null) {
       problems.push({
         path: `faults.${index}.workers`,

@@ -103,8 +103,18 @@ const trafficSchema = z.strictObject({
   patience: positiveDurationMs.optional(),
 });
 
+const instanceIndex = z
+  .number({ error: say('must be an instance index (an integer ≥ 0)') })
+  .int({ error: 'must be an instance index (an integer ≥ 0)' })
+  .min(0, { error: 'must be an instance index (an integer ≥ 0)' });
+
 const faultSchema = z.strictObject({
   service: z.string({ error: say('must be a service name') }).optional(),
+  /** Which of the service's instances the fault hits (default: all). */
+  instances: z
+    .array(instanceIndex, { error: say('must be a list of instance indices, e.g. [0, 2]') })
+    .min(1, { error: 'must list at least one instance (leave it out for all)' })
+    .optional(),
   at: durationMs,
   for: positiveDurationMs,
   workers: integerAtLeastOne.optional(),

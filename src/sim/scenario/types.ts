@@ -1,5 +1,9 @@
 // The resolved scenario: plain data (durations in ms) that crosses to worker threads and drives one run per variant.
 
+import type { ResolvedLoadBalancerConfig } from '../../policy/balancer.js';
+import type { CircuitBreakerConfig } from '../../policy/breaker-config.js';
+import type { ConcurrencyBreakerConfig } from '../../policy/concurrency.js';
+import type { OutlierDetectionConfig } from '../../policy/outlier-config.js';
 import type { RetryPolicyConfig } from '../../policy/retry-config.js';
 import type { LoadShedderConfig } from '../../policy/shed.js';
 import type { DistSpec } from '../model/distributions.js';
@@ -55,12 +59,25 @@ export interface EdgeSpec {
   seawall: boolean;
   /** The one-layer rule applies to this call (the HTTP client's `oneLayer` option; default true). */
   oneLayer: boolean;
+  /**
+   * The guards of each attempt, as validated by the policies' own validators and kept as written (plain data: the
+   * policies resolve them again when a run builds its objects); null when the edge has none.
+   */
+  circuitBreaker: CircuitBreakerConfig | null;
+  /** Envoy's circuit_breakers (ConcurrencyBreaker) per caller instance and edge. */
+  limits: ConcurrencyBreakerConfig | null;
+  /** Envoy's outlier detection (OutlierDetector) per caller instance and edge, over the callee's instances. */
+  outlierDetection: OutlierDetectionConfig | null;
+  /** How each attempt picks a callee instance (Balancer); round-robin with Envoy's panic threshold by default. */
+  loadBalancer: ResolvedLoadBalancerConfig;
 }
 
 /** A change that holds over [startMs, endMs). */
 export interface FaultSpec {
   /** Target service; null for a surge that applies to every traffic source. */
   service: string | null;
+  /** The target's instances it hits (indices); null = all of them. */
+  instances: number[] | null;
   startMs: number;
   endMs: number;
   /** Workers per instance while the fault holds (the DB failover). */

@@ -1,0 +1,79 @@
+// The meaning of a call's settings as plain data, so two spellings (a scenario, a mesh read back) can be compared.
+
+import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
+import { validateOutlierDetectionConfig } from '../policy/outlier-config.js';
+import { validateRetryConfig } from '../policy/retry-config.js';
+import { validateLoadShedderConfig } from '../policy/shed.js';
+import { UINT32_MAX } from './envoy-policy.js';
+import { canonicalRetryOn, hasUnsafeConditions } from './retry-on.js';
+
+/**
+ * A call's settings as the mesh sees them: only what changes behaviour (retry-only settings vanish when the call
+ * makes one attempt; max_retries when a retry budget replaces it; limits at UINT32_MAX are no limits).
+ */
+export function canonicalCall(block: Record<string, unknown>, attemptsOverride?: number): Record<string, unknown> {
+  const { seawall, oneLayer, limits, outlierDetection, loadBalancer, circuitBreaker, ...retry } = block;
+  const c = validateRetryConfig(retry).config;
+  if (c === undefined) throw new Error(`not a valid retry policy: ${JSON.stringify(retry)}`);
+  const attempts = attemptsOverride ?? (c.retryOn.conditions.length > 0 ? c.maxAttempts : 1);
+  const out: Record<string, unknown> = {
+    maxAttempts: attempts,
+    deadline: c.patienceMs === null ? null : c.patienceMs - c.marginMs,
+    propagateDeadline: seawall !== false && c.propagateDeadline,
+  };
+  if (attempts > 1) {
+    out.perTryTimeout = Number.isFinite(c.perTryTimeoutMs) ? c.perTryTimeoutMs : null;
+    out.backoff = { kind: c.backoff.kind, baseMs: c.backoff.baseMs, capMs: c.backoff.capMs };
+    out.budget = c.budget === null || c.budget.kind === 'none' ? null : c.budget;
+    out.retryOn = canonicalRetryOn(c.retryOn);
+    out.honorRetryAfter = c.honorRetryAfter ? c.maxRetryAfterMs : false;
+    out.retryNonIdempotent = c.retryNonIdempotent && hasUnsafeConditions(c.retryOn);
+  }
+  const l = limits === undefined || limits === false ? undefined : validateConcurrencyBreakerConfig(limits, '', []);
+  if (l !== undefined) {
+    const budgeted = attempts > 1 && out.budget !== null;
+    const values = {
+      maxConnections: l.maxConnections,
+      maxPendingRequests: l.maxPendingRequests,
+      maxRequests: l.maxRequests,
+      ...(budgeted ? {} : { maxRetries: l.maxRetries }),
+    };
+    if (!Object.values(values).every((v) => v >= UINT32_MAX)) out.limits = values;
+  }
+  if (outlierDetection !== undefined && outlierDetection !== false) {
+    const od = validateOutlierDetectionConfig(outlierDetection, '', []);
+    if (od !== undefined) {
+      const { maxHosts, ...rest } = od;
+      out.outlierDetection = rest;
+    }
+  }
+  const lb = (loadBalancer ?? {}) as { kind?: string; panicThreshold?: number };
+  out.loadBalancer = { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? 50 };
+  if (circuitBreaker !== undefined && circuitBreaker !== false) out.circuitBreaker = true;
+  return out;
+}
+
+/** A service's limits in front of the process; null when it has none. */
+export function canonicalService(s: {
+  workers?: number;
+  queueLimit?: number;
+  shed?: Record<string, unknown>;
+}): Record<string, unknown> | null {
+  if (s.workers === undefined && s.queueLimit === undefined) return null;
+  const r = validateLoadShedderConfig(
+    { workers: s.workers ?? 1, ...(s.shed ?? {}), ...(s.queueLimit !== undefined ? { queueLimit: s.queueLimit } : {}) },
+    '',
+    [],
+  );
+  return { workers: s.workers ?? null, queueLimit: s.queueLimit ?? null, retryAfter: r?.retryAfterMs ?? null };
+}
+
+/** Dotted paths of the leaves where `a` and `b` differ. */
+export function diffPaths(a: unknown, b: unknown, prefix = ''): string[] {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isObj(a) && isObj(b)) {
+    const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+    return keys.flatMap((k) => diffPaths(a[k], b[k], prefix === '' ? k : `${prefix}.${k}`));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [prefix];
+}

@@ -1,0 +1,298 @@
+// Retry conditions: Envoy's retry_on / Istio's retryOn tokens <-> Seawall's retryOn (src/policy/classify.ts), both ways.
+
+import { compileRetryOn, type RetryCondition, type RetryOnSet } from '../policy/classify.js';
+import type { ConfigIssue } from '../policy/config-error.js';
+import type { MeshWarning } from './errors.js';
+
+/**
+ * What each Envoy token retries, read from Envoy's router (source/common/router/retry_state_impl.cc): `5xx` and
+ * `gateway-error` also retry every reset, connect failure and per-try timeout ("non-hedged per try timeouts are only
+ * retried if the policy specifies 5xx or gateway-error"); Seawall's `5xx` covers resets and connect failures but
+ * not timeouts, so Envoy's `5xx` reads as Seawall's `5xx` + `timeout`.
+ */
+const HTTP_TOKENS = [
+  '5xx',
+  'gateway-error',
+  'reset',
+  'reset-before-request',
+  'connect-failure',
+  'refused-stream',
+  'retriable-4xx',
+  'retriable-status-codes',
+  'envoy-ratelimited',
+  'retriable-headers',
+  'http3-post-connect-failure',
+] as const;
+/** x-envoy-retry-grpc-on tokens; Istio passes them in retryOn. gRPC statuses travel in trailers, not HTTP statuses. */
+const GRPC_TOKENS = ['cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable'] as const;
+export const ENVOY_RETRY_ON_TOKENS: readonly string[] = [...HTTP_TOKENS, ...GRPC_TOKENS];
+
+/** The HTTP status a gRPC status is usually answered with by a gateway (the closest Seawall can retry on). */
+const GRPC_AS_HTTP: Readonly<Record<string, number | null>> = {
+  unavailable: 503,
+  'resource-exhausted': 429,
+  'deadline-exceeded': 504,
+  internal: 500,
+  cancelled: null,
+};
+
+/**
+ * Status codes Istio accepts as numbers in retryOn: those Go's net/http names (http.StatusText != ""); any other
+ * number is passed to Envoy as a token, which Envoy ignores.
+ */
+const GO_NAMED_STATUSES = new Set<number>([
+  100,
+  101,
+  102,
+  103,
+  200,
+  201,
+  202,
+  203,
+  204,
+  205,
+  206,
+  207,
+  208,
+  226,
+  300,
+  301,
+  302,
+  303,
+  304,
+  305,
+  307,
+  308,
+  ...range(400, 418),
+  ...range(421, 426),
+  428,
+  429,
+  431,
+  451,
+  ...range(500, 508),
+  510,
+  511,
+]);
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
+}
+
+/** The meaning of a retryOn list, compiled by the policy itself (so the mapping cannot drift from classify.ts). */
+export function retryOnSemantics(conditions: readonly unknown[]): RetryOnSet {
+  const issues: ConfigIssue[] = [];
+  return compileRetryOn([...conditions], 'retryOn', issues);
+}
+
+function hasAll(statuses: ReadonlySet<number>, from: number, to: number): boolean {
+  for (let s = from; s <= to; s++) if (!statuses.has(s)) return false;
+  return true;
+}
+
+/** The shortest Seawall list with the same meaning, in a fixed order (so equal meanings print equal). */
+export function canonicalRetryOn(set: RetryOnSet): RetryCondition[] {
+  const out: RetryCondition[] = [];
+  const statuses = new Set(set.statuses);
+  const all5xx = hasAll(statuses, 500, 599);
+  if (all5xx && set.reset && set.connectFailure) {
+    out.push('5xx');
+    for (let s = 500; s <= 599; s++) statuses.delete(s);
+  } else {
+    if (set.reset) out.push('reset');
+    if (set.connectFailure) out.push('connect-failure');
+  }
+  if (set.resetBeforeRequest && !set.reset) out.push('reset-before-request');
+  if (set.timeout) out.push('timeout');
+  if (hasAll(statuses, 400, 499)) {
+    out.push('4xx');
+    for (let s = 400; s <= 499; s++) statuses.delete(s);
+  }
+  out.push(...[...statuses].sort((a, b) => a - b));
+  return out;
+}
+
+export interface MeshRetryOnRead {
+  conditions: RetryCondition[];
+  warnings: MeshWarning[];
+  problems: string[];
+}
+
+/**
+ * Reads Envoy's `retry_on` (+ `retriable_status_codes`) or Istio's `retryOn` (numbers allowed: `istio`), returning
+ * Seawall's conditions. Unknown tokens are problems: Envoy ignores them silently, so a typo would retry nothing.
+ */
+export function readMeshRetryOn(
+  retryOn: string,
+  codes: readonly number[],
+  where: string,
+  path: string,
+  dialect: 'envoy' | 'istio',
+): MeshRetryOnRead {
+  const warnings: MeshWarning[] = [];
+  const problems: string[] = [];
+  const conditions: RetryCondition[] = [];
+  const statusCodes: number[] = [...codes];
+  let wantsCodes = false;
+  const warn = (kind: MeshWarning['kind'], message: string) =>
+    warnings.push({ kind, where, field: 'retryOn', message });
+  const tokens = retryOn
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  for (const token of tokens) {
+    if (dialect === 'istio' && /^\d+$/.test(token)) {
+      const code = Number(token);
+      if (!GO_NAMED_STATUSES.has(code)) {
+        warn('dropped', `${token}: Istio passes a number Go does not name as a token, and Envoy ignores it`);
+      } else statusCodes.push(code);
+      wantsCodes = true;
+      continue;
+    }
+    switch (token) {
+      case '5xx':
+        conditions.push('5xx', 'timeout');
+        break;
+      case 'gateway-error':
+        conditions.push('gateway-error', 'reset', 'connect-failure', 'timeout');
+        break;
+      case 'reset':
+      case 'reset-before-request':
+      case 'connect-failure':
+      case 'retriable-4xx':
+        conditions.push(token);
+        break;
+      case 'refused-stream':
+        conditions.push('reset-before-request');
+        warn(
+          'note',
+          'refused-stream read as reset-before-request, which also retries a request that was never written',
+        );
+        break;
+      case 'retriable-status-codes':
+        wantsCodes = true;
+        break;
+      case 'envoy-ratelimited':
+        conditions.push(429);
+        warn('changed', "envoy-ratelimited (Envoy's own rate-limit answers) read as 429, the closest status");
+        break;
+      case 'retriable-headers':
+      case 'http3-post-connect-failure':
+        warn('dropped', `${token} has no Seawall retry condition; not mapped`);
+        break;
+      default: {
+        if ((GRPC_TOKENS as readonly string[]).includes(token)) {
+          const status = GRPC_AS_HTTP[token];
+          if (status === null || status === undefined) {
+            warn('dropped', `${token} (gRPC CANCELLED): Seawall never retries a cancelled call; not mapped`);
+          } else {
+            conditions.push(status);
+            warn('changed', `${token} (a gRPC status) read as HTTP ${status}, the status a gateway answers it with`);
+          }
+        } else {
+          problems.push(
+            `${path}: unknown retry condition ${JSON.stringify(token)} (Envoy ignores it silently); known: ${ENVOY_RETRY_ON_TOKENS.join(', ')}${dialect === 'istio' ? ', or an HTTP status code' : ''}`,
+          );
+        }
+      }
+    }
+  }
+  if (wantsCodes) {
+    for (const code of statusCodes) {
+      if (code >= 400 && code <= 599) conditions.push(code);
+      else warn('dropped', `status ${code}: Seawall retries only statuses 400-599; not mapped`);
+    }
+  } else if (codes.length > 0) {
+    warn('note', 'retriable_status_codes is ignored without retriable-status-codes in retry_on (as Envoy does)');
+  }
+  return { conditions: canonicalRetryOn(retryOnSemantics(conditions)), warnings, problems };
+}
+
+export interface MeshRetryOnWrite {
+  /** Envoy tokens, comma-joined order fixed. */
+  tokens: string[];
+  /** Status codes for retriable_status_codes (Envoy) or as numbers in retryOn (Istio). */
+  codes: number[];
+  warnings: MeshWarning[];
+}
+
+/**
+ * Writes Seawall's conditions as Envoy tokens and codes. A per-try timeout is retried by Envoy only under `5xx` or
+ * `gateway-error`, so `timeout` needs one of them; whatever that adds beyond Seawall's list is reported as `changed`.
+ * `istio` also drops codes Istio cannot pass through (numbers Go does not name).
+ */
+export function writeMeshRetryOn(
+  conditions: readonly unknown[],
+  where: string,
+  dialect: 'envoy' | 'istio',
+): MeshRetryOnWrite {
+  const set = retryOnSemantics(conditions);
+  const warnings: MeshWarning[] = [];
+  const tokens: string[] = [];
+  const statuses = new Set(set.statuses);
+  let reset = set.reset;
+  let connect = set.connectFailure;
+  if (set.timeout) {
+    const all5xx = hasAll(statuses, 500, 599);
+    const token = all5xx ? '5xx' : 'gateway-error';
+    tokens.push(token);
+    const added: string[] = [];
+    const covered = all5xx ? range(500, 599) : [502, 503, 504];
+    const missing = covered.filter((s) => !statuses.has(s));
+    if (missing.length > 0) added.push(`statuses ${missing.join(', ')}`);
+    if (!reset) added.push('resets');
+    if (!connect) added.push('connect failures');
+    for (const s of covered) statuses.delete(s);
+    reset = true;
+    connect = true;
+    if (added.length > 0) {
+      warnings.push({
+        kind: 'changed',
+        where,
+        field: 'retryOn',
+        message: `${dialect === 'istio' ? 'Istio (Envoy)' : 'Envoy'} retries per-try timeouts only under 5xx or gateway-error; wrote ${token}, which also retries ${added.join(' and ')}`,
+      });
+    }
+  }
+  if (reset && !tokens.includes('5xx') && !tokens.includes('gateway-error')) tokens.push('reset');
+  if (connect && !tokens.includes('5xx') && !tokens.includes('gateway-error')) tokens.push('connect-failure');
+  if (set.resetBeforeRequest && !reset) tokens.push('reset-before-request');
+  let codes = [...statuses].sort((a, b) => a - b);
+  if (dialect === 'istio') {
+    const lost = codes.filter((c) => !GO_NAMED_STATUSES.has(c));
+    if (lost.length > 0) {
+      warnings.push({
+        kind: 'changed',
+        where,
+        field: 'retryOn',
+        message: `Istio cannot retry on ${lost.length} status code(s) Go does not name (${summarize(lost)}); dropped`,
+      });
+      codes = codes.filter((c) => GO_NAMED_STATUSES.has(c));
+    }
+  }
+  if (codes.length > 0) tokens.push('retriable-status-codes');
+  return { tokens, codes, warnings };
+}
+
+function summarize(codes: readonly number[]): string {
+  return codes.length <= 6 ? codes.join(', ') : `${codes.slice(0, 5).join(', ')}, ... ${codes.at(-1)}`;
+}
+
+/**
+ * Does replaying a non-idempotent request on these conditions risk doing the work twice? Seawall's classify.ts
+ * refuses those replays (timeouts, resets after the request was sent, 5xx other than 502/503/504); a mesh does not
+ * look at the method.
+ */
+export function hasUnsafeConditions(set: RetryOnSet): boolean {
+  if (set.timeout || set.reset) return true;
+  for (const s of set.statuses) if (s >= 500 && s !== 502 && s !== 503 && s !== 504) return true;
+  return false;
+}
+
+/** The conditions a non-idempotent request may still be retried on (what Seawall's classify.ts allows). */
+export function safeConditions(set: RetryOnSet): RetryCondition[] {
+  const statuses = [...set.statuses].filter((s) => s < 500 || s === 502 || s === 503 || s === 504);
+  const out: RetryCondition[] = [];
+  if (set.connectFailure) out.push('connect-failure');
+  if (set.resetBeforeRequest) out.push('reset-before-request');
+  return [...out, ...statuses.sort((a, b) => a - b)];
+}

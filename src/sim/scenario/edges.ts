@@ -1,0 +1,164 @@
+// Resolves the `calls:` blocks: each edge's RetryPolicy config, its hop flags, and the guards of its attempts.
+
+import { validateLoadBalancerConfig } from '../../policy/balancer.js';
+import { validateCircuitBreakerConfig } from '../../policy/breaker-config.js';
+import { validateConcurrencyBreakerConfig } from '../../policy/concurrency.js';
+import { type ConfigIssue, didYouMean } from '../../policy/config-error.js';
+import { validateOutlierDetectionConfig } from '../../policy/outlier-config.js';
+import { validateRetryConfig } from '../../policy/retry-config.js';
+import { joinKey, type Problem } from './errors.js';
+import { edgeKey, parseEdgeKey } from './merge.js';
+import type { EdgeSpec, ServiceSpec } from './types.js';
+
+/** Keys of a `calls:` block that are not RetryPolicy config: the hop's flags and the attempt guards. */
+export const EDGE_KEYS = [
+  'seawall',
+  'oneLayer',
+  'circuitBreaker',
+  'limits',
+  'outlierDetection',
+  'loadBalancer',
+] as const;
+
+export function fromConfigIssues(issues: readonly ConfigIssue[]): Problem[] {
+  return issues.map((i) => ({ path: i.path, message: i.message }));
+}
+
+function readFlag(value: unknown, path: string, problems: Problem[]): boolean | undefined {
+  if (value === undefined || typeof value === 'boolean') return value;
+  problems.push({ path, message: 'must be true or false' });
+  return undefined;
+}
+
+/**
+ * A guard's block, checked by its policy's own validator (every issue, with its full path); null when absent or
+ * `false`. The block is kept as written: the policy object of each run resolves it again.
+ */
+function guard<T extends object>(
+  value: unknown,
+  path: string,
+  validate: (input: unknown, path: string, issues: ConfigIssue[]) => unknown,
+  problems: Problem[],
+): T | null {
+  if (value === undefined || value === false) return null;
+  const issues: ConfigIssue[] = [];
+  validate(value, path, issues);
+  problems.push(...fromConfigIssues(issues));
+  return issues.length === 0 ? (value as T) : null;
+}
+
+type Guards = Pick<EdgeSpec, 'circuitBreaker' | 'limits' | 'outlierDetection' | 'loadBalancer'>;
+
+function readGuards(block: Record<string, unknown>, path: string, problems: Problem[]): Guards {
+  const issues: ConfigIssue[] = [];
+  const loadBalancer = validateLoadBalancerConfig(block.loadBalancer, joinKey(path, 'loadBalancer'), issues);
+  problems.push(...fromConfigIssues(issues));
+  return {
+    circuitBreaker: guard(
+      block.circuitBreaker,
+      joinKey(path, 'circuitBreaker'),
+      validateCircuitBreakerConfig,
+      problems,
+    ),
+    limits: guard(block.limits, joinKey(path, 'limits'), validateConcurrencyBreakerConfig, problems),
+    outlierDetection: guard(
+      block.outlierDetection,
+      joinKey(path, 'outlierDetection'),
+      validateOutlierDetectionConfig,
+      problems,
+    ),
+    // A plain copy: the validator's answer may be frozen, and the spec crosses to worker threads.
+    loadBalancer: { kind: loadBalancer?.kind ?? 'round-robin', panicThreshold: loadBalancer?.panicThreshold ?? 50 },
+  };
+}
+
+const NO_GUARDS: Guards = Object.freeze({
+  circuitBreaker: null,
+  limits: null,
+  outlierDetection: null,
+  loadBalancer: Object.freeze({ kind: 'round-robin' as const, panicThreshold: 50 }),
+});
+
+/** The RetryPolicy's "unknown key" for a misspelt edge key (`circuitBreker`) points at the key it resembles. */
+function withEdgeKeyHint(problem: Problem, path: string): Problem {
+  const key = problem.path.slice(path.length + 1);
+  if (problem.message !== 'unknown key' || problem.path !== joinKey(path, key)) return problem;
+  return { path: problem.path, message: `unknown key${didYouMean(key, EDGE_KEYS)}` };
+}
+
+/** Every edge of the call graph with its resolved block; problems carry paths under `calls`. */
+export function resolveEdges(
+  services: ServiceSpec[],
+  calls: Record<string, unknown>,
+  ownership: boolean | undefined,
+  problems: Problem[],
+  warnings: Problem[],
+): EdgeSpec[] {
+  const byName = new Map(services.map((s) => [s.name, s]));
+  for (const key of Object.keys(calls)) {
+    const path = joinKey('calls', key);
+    const edge = parseEdgeKey(key);
+    if (!edge) {
+      problems.push({ path, message: 'must be written "caller -> callee"' });
+      continue;
+    }
+    const caller = byName.get(edge.from);
+    if (!caller) problems.push({ path, message: `no service named ${edge.from}` });
+    else if (!caller.calls.some((c) => c.to === edge.to)) {
+      problems.push({ path, message: `${edge.from} does not call ${edge.to} (add it to services.${edge.from}.calls)` });
+    }
+  }
+  const edges: EdgeSpec[] = [];
+  for (const service of services) {
+    for (const call of service.calls) {
+      const key = edgeKey(service.name, call.to);
+      const path = joinKey('calls', key);
+      const block = calls[key] ?? {};
+      let config: unknown = block;
+      // A caller running Seawall sends its headers and applies its policy whether or not the callee reads them.
+      let seawall = service.seawall;
+      let oneLayer = true;
+      let guards = NO_GUARDS;
+      if (block !== null && typeof block === 'object' && !Array.isArray(block)) {
+        // `seawall` and `oneLayer` describe the hop (the HTTP client's options), the guards each attempt; the rest is
+        // the RetryPolicy's config.
+        const {
+          seawall: edgeSeawall,
+          oneLayer: edgeOneLayer,
+          circuitBreaker,
+          limits,
+          outlierDetection,
+          loadBalancer,
+          ...policy
+        } = block as Record<string, unknown>;
+        seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
+        oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
+        guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);
+        // The variant's `ownership` applies to every Seawall hop that does not set its own.
+        config =
+          ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
+        if (!seawall && policy.ownership === true) {
+          problems.push({
+            path: joinKey(path, 'ownership'),
+            message: 'needs a Seawall hop (this call is seawall: false)',
+          });
+        }
+      }
+      const result = validateRetryConfig(config, path);
+      problems.push(...fromConfigIssues(result.issues).map((p) => withEdgeKeyHint(p, path)));
+      warnings.push(...fromConfigIssues(result.warnings));
+      edges.push({
+        from: service.name,
+        to: call.to,
+        policy: config as EdgeSpec['policy'],
+        seawall,
+        oneLayer,
+        circuitBreaker: guards.circuitBreaker,
+        limits: guards.limits,
+        outlierDetection: guards.outlierDetection,
+        loadBalancer: { ...guards.loadBalancer },
+      });
+    }
+  }
+  return edges;
+}
