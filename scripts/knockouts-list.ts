@@ -13,6 +13,7 @@ export interface Knockout {
 }
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
+import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 
 const SHED = 'src/policy/shed.ts';
 const RETRY = 'src/policy/retry-call.ts';
@@ -363,4 +364,5 @@ export const KNOCKOUTS: Knockout[] = [
     tests: ['src/policy/hop.test.ts', 'test/http/operate.test.ts', 'src/sim/hops.test.ts'],
   },
   ...BREAKER_KNOCKOUTS,
+  ...DRIVER_KNOCKOUTS,
 ];

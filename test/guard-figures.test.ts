@@ -1,12 +1,14 @@
 // The simulator figures of docs/breakers.md and docs/outlier-detection.md are what the built-ins give today.
 
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BREAKERS_DOC, breakerFigures, OUTLIERS_DOC, outlierFigures, withFigures } from '../scripts/guard-figures.js';
 import { runVariant } from '../src/sim/run.js';
 import { loadScenario } from '../src/sim/scenario/load.js';
 
 const flat = (text: string) => text.replace(/\s+/g, ' '); // prose wraps anywhere
+const README = fileURLToPath(new URL('../README.md', import.meta.url));
 
 describe('docs/breakers.md, proposal C in the simulator', () => {
   const figures = breakerFigures();
@@ -56,5 +58,28 @@ describe('docs/outlier-detection.md, member-api-outliers', () => {
     expect(row('shared-db-outlier-100')).toContain('| 100.0 % / 1.6 % / 0.0 % |');
     expect(prose).toContain('1.6 % during, and 0 % even after the DB recovered');
     expect(row('shared-db-outlier-100-panic')).toContain('| 100.0 % / 50.0 % / 100.0 % |');
+  });
+
+  it("gives the README's table of member-api-outliers and its sentence on proposal C", () => {
+    const readme = readFileSync(README, 'utf8');
+    const duringCell = (variant: string) => row(variant).split(' | ')[1]?.split(' / ')[1];
+    const afterCell = (variant: string) => row(variant).split(' | ')[1]?.split(' / ')[2];
+    const short = (cell: string | undefined) => (cell ?? '?').replace(/\.0 %$/, ' %');
+    expect(readme).toContain(
+      `| one instance answers 503 (success during) | ${duringCell('one-sick')} | ${duringCell('one-sick-outlier')} | — |`,
+    );
+    const sharedDb = [
+      `${duringCell('shared-db')?.replace(' %', '')} / ${short(afterCell('shared-db'))}`,
+      `${duringCell('shared-db-outlier-50')?.replace(' %', '')} / ${short(afterCell('shared-db-outlier-50'))}`,
+      `${duringCell('shared-db-outlier-100')?.replace(' %', '')} / ${short(afterCell('shared-db-outlier-100'))}`,
+    ];
+    expect(readme).toContain(
+      `| the shared DB fails half the queries (success during / after) | ${sharedDb[0]} | ${sharedDb[1]} | ${sharedDb[2]}: every host ejected |`,
+    );
+    const proposalC = breakerFigures()
+      .split('\n')
+      .find((line) => line.startsWith('| `c-circuit-breaker` |'));
+    expect(proposalC).toContain('| 100.0 % / 10.7 % / 68.3 % |');
+    expect(flat(readme)).toContain('does recover, 5 s after the trigger, but answers 10.7 % of users during it');
   });
 });

@@ -2,6 +2,7 @@
 
 import type { AttemptPlan, RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import { monotonicNowMs } from './clock.js';
 import type { SeawallContext } from './context.js';
 import { AttemptTimeoutError, SeawallError } from './errors.js';
 import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
@@ -208,7 +209,7 @@ export class CallRunner<P> {
     const admission = this.admission;
     let target: string | undefined;
     if (admission !== undefined) {
-      if (!admission.admit(now, attempt, this.transport.reportsConnect === true)) {
+      if (!admission.admit(monotonicNowMs(), attempt, this.transport.reportsConnect === true)) {
         this.settle(attempt, SHED_LOCALLY);
         return;
       }
@@ -222,19 +223,21 @@ export class CallRunner<P> {
     } else {
       headers = extra === undefined ? NO_HEADERS : { ...extra };
     }
-    const telemetry = this.client.telemetry.at(now);
-    if (telemetry !== undefined) {
-      if (headers === NO_HEADERS) headers = {}; // room for the trace context
-      this.telemetry = telemetry;
-      const { method, origin, url } = this.request;
-      this.trace =
-        target === undefined
-          ? telemetry.attemptStarted(method, origin, url, attempt, headers)
-          : telemetry.attemptStarted(method, target, routedUrl(target, url), attempt, headers);
-    }
-    const timeoutMs = plan.perTryTimeoutMs;
-    if (timeoutMs !== Number.POSITIVE_INFINITY) this.startTimer(Math.max(1, Math.ceil(timeoutMs)));
+    // Inside the try: a user's tracer or propagator that throws ends the attempt as a local error, so the permits
+    // taken above are released (and a retry's throw, from a timer callback, is not left uncaught).
     try {
+      const telemetry = this.client.telemetry.at(now);
+      if (telemetry !== undefined) {
+        if (headers === NO_HEADERS) headers = {}; // room for the trace context
+        this.telemetry = telemetry;
+        const { method, origin, url } = this.request;
+        this.trace =
+          target === undefined
+            ? telemetry.attemptStarted(method, origin, url, attempt, headers)
+            : telemetry.attemptStarted(method, target, routedUrl(target, url), attempt, headers);
+      }
+      const timeoutMs = plan.perTryTimeoutMs;
+      if (timeoutMs !== Number.POSITIVE_INFINITY) this.startTimer(Math.max(1, Math.ceil(timeoutMs)));
       this.transport.send(attempt, plan, headers, target);
     } catch (error) {
       this.settle(attempt, LOCAL_ERROR, undefined, error);
@@ -254,7 +257,7 @@ export class CallRunner<P> {
     this.endTrace(outcome, status, error);
     const now = Date.now();
     const admission = this.admission;
-    admission?.attemptEnded(outcome, now);
+    admission?.attemptEnded(outcome, monotonicNowMs());
     const decision = (this.call as RetryCall).onOutcome(outcome, now);
     if ('stop' in decision) return this.finish(decision.stop, payload);
     if (admission !== undefined && !admission.retryDecided()) return this.refuseRetry(payload, now);
@@ -278,23 +281,13 @@ export class CallRunner<P> {
   }
 
   /**
-   * The policy granted a retry that a local limit refused (Envoy's max_retries). The retry ends in the policy as an
-   * attempt shed locally (RetryCall has no other way to hear of it), and the last response, if any, goes to the caller
-   * as Envoy passes the upstream's answer on (rejected instead with rejectOnGiveUp).
+   * The policy granted a retry that a local limit refused (Envoy's max_retries): the policy ends the call
+   * (`RetryCall.refuseRetry`: budget-exhausted, the retry not counted), and the last response, if any, goes to the
+   * caller as Envoy passes the upstream's answer on (rejected instead with rejectOnGiveUp).
    */
   private refuseRetry(payload: P | undefined, now: number): boolean {
-    const call = this.call as RetryCall;
-    const plan = call.beginAttempt(now);
-    let reason: StopReason;
-    if ('stop' in plan) {
-      reason = plan.stop; // the deadline came first: that is why the call ends
-      (this.admission as CallAdmission).refusal = null;
-    } else {
-      this.attempt = plan.attempt;
-      const decision = call.onOutcome(SHED_LOCALLY, now);
-      reason = 'stop' in decision ? decision.stop : 'not-retryable';
-      this.retryRefused = true;
-    }
+    const reason = (this.call as RetryCall).refuseRetry(now);
+    this.retryRefused = true;
     return this.finish(reason, payload);
   }
 
@@ -334,7 +327,7 @@ export class CallRunner<P> {
   private end(): void {
     this.state = ENDED;
     this.clearTimer();
-    this.admission?.callEnded(Date.now()); // an attempt in flight ends as aborted; a held retry slot is freed
+    this.admission?.callEnded(monotonicNowMs()); // an attempt in flight ends as aborted; a held retry slot is freed
     this.request.signal?.removeEventListener('abort', this);
     this.contextSignal?.removeEventListener('abort', this);
     this.relay();
@@ -373,13 +366,15 @@ export class CallRunner<P> {
   }
 
   private error(reason: StopReason): SeawallError {
-    const refusal = this.admission?.refusal ?? null;
+    const limit = this.admission?.refusal ?? null;
+    // A refused attempt ends as shed-locally (not-retryable); a refused retry as budget-exhausted, never begun.
+    const refusal = this.retryRefused || reason === 'not-retryable' ? limit : null;
     let attempts = this.call?.attempts ?? 0;
     // The policy counts a refused attempt as begun; the error counts the attempts that were sent.
-    if (refusal !== null && reason === 'not-retryable') attempts--;
+    if (refusal !== null && !this.retryRefused) attempts--;
     return new SeawallError({
       reason,
-      refusal: reason === 'not-retryable' ? refusal : null,
+      refusal,
       attempts,
       lastStatus: this.lastStatus,
       lastError: this.lastError,

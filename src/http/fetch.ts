@@ -71,6 +71,9 @@ function linkBody(response: Response, signal: AbortSignal, controller: AbortCont
   bodyLinks.register(response, { signal, listener });
 }
 
+/** An absolute http: or https: URL (what the endpoint mapping can take the path and query of). */
+const ABSOLUTE_HTTP_URL = /^https?:\/\//i;
+
 /** Statuses whose Response must have a null body (Fetch standard). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -170,6 +173,13 @@ class FetchCall implements AttemptTransport<Response> {
     this.init = init?.seawall === undefined ? init : withoutSeawall(init);
     const request = typeof input === 'string' || input instanceof URL ? undefined : input;
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    // With endpoints an attempt keeps the URL's path and query: a URL that is not absolute http(s) has none to find
+    // (`/users/7` would go to the endpoint's `/`), so it is refused as fetch refuses a URL it cannot parse.
+    if (client.settings.upstreams?.routed === true && !ABSOLUTE_HTTP_URL.test(url)) {
+      throw new TypeError(
+        `seawall: with endpoints, call with an absolute http(s) URL whose origin names the upstream, such as http://member-api/users/7 (got ${JSON.stringify(String(url).split(/[?#]/, 1)[0]?.slice(0, 80))})`,
+      );
+    }
     this.headers = (init?.headers ?? request?.headers) as FetchHeaders | undefined;
     this.callerSignal = init?.signal ?? request?.signal ?? undefined;
     const options = init?.seawall;

@@ -13,7 +13,12 @@ import {
   validateConcurrencyBreakerConfig,
 } from '../policy/concurrency.js';
 import { type ConfigIssue, joinPath } from '../policy/config-error.js';
-import { type OutlierDetectionConfig, OutlierDetector, validateOutlierDetectionConfig } from '../policy/outlier.js';
+import {
+  DEFAULT_OUTLIER_MAX_HOSTS,
+  type OutlierDetectionConfig,
+  OutlierDetector,
+  validateOutlierDetectionConfig,
+} from '../policy/outlier.js';
 
 /** Options of createFetch and retryInterceptor that put the upstream policies between the retry loop and the wire. */
 export interface UpstreamOptions {
@@ -53,15 +58,25 @@ export const UPSTREAM_OPTION_KEYS = [
 /** Keys that only mean something with endpoints. */
 const NEEDS_ENDPOINTS = ['loadBalancer', 'outlierDetection', 'seed'] as const;
 
-/** A shared policy object (or one from another copy of the package, recognised by its methods). */
+/**
+ * A shared policy object (or one from another copy of the package, recognised by every method the client calls,
+ * stats() and sweeps included): an object with only some is taken for a config, and refused with a ConfigError naming
+ * its keys, rather than failing with a TypeError at the first call or stats().
+ */
 export function isBreakerInstance(value: unknown): value is CircuitBreaker {
-  return value instanceof CircuitBreaker || hasMethods(value, ['tryAcquire', 'onSuccess', 'onFailure', 'onCancel']);
+  return (
+    value instanceof CircuitBreaker ||
+    hasMethods(value, ['tryAcquire', 'onSuccess', 'onFailure', 'onCancel', 'state', 'stats'])
+  );
 }
 export function isLimitsInstance(value: unknown): value is ConcurrencyBreaker {
-  return value instanceof ConcurrencyBreaker || hasMethods(value, ['tryAcquire', 'promote', 'release']);
+  return value instanceof ConcurrencyBreaker || hasMethods(value, ['tryAcquire', 'promote', 'release', 'stats']);
 }
 export function isOutlierInstance(value: unknown): value is OutlierDetector {
-  return value instanceof OutlierDetector || hasMethods(value, ['onResult', 'sweep', 'isEjected', 'addHosts']);
+  return (
+    value instanceof OutlierDetector ||
+    hasMethods(value, ['onResult', 'sweep', 'isEjected', 'addHosts', 'nextWakeMs', 'stats'])
+  );
 }
 
 function hasMethods(value: unknown, names: readonly string[]): boolean {
@@ -117,22 +132,38 @@ export function endpointOrigins(input: unknown, issues: ConfigIssue[]): string[]
   const before = issues.length;
   const seen = new Map<string, number>();
   const origins: string[] = [];
-  input.forEach((value: unknown, i) => {
+  // By index, not forEach: a hole (`new Array(3)`, `[a, , b]`) is an endpoint missing, not one to skip.
+  for (let i = 0; i < input.length; i++) {
     const path = joinPath('endpoints', i);
-    const origin = endpointOrigin(value, path, issues);
-    if (origin === undefined) return;
+    const origin = endpointOrigin(input[i], path, issues);
+    if (origin === undefined) continue;
     const first = seen.get(origin);
     if (first !== undefined) issues.push({ path, message: `repeats endpoints.${first} (${origin})` });
     else seen.set(origin, i);
     origins.push(origin);
-  });
+  }
   return issues.length === before ? origins : undefined;
+}
+
+/**
+ * A detector tracking fewer hosts than there are endpoints forgets one for each result of another (least recently seen
+ * first): with round-robin no endpoint keeps its consecutive failures, and none is ever ejected.
+ */
+function tooFewHosts(maxHosts: number, endpoints: number): string {
+  return `is ${maxHosts}, fewer than the ${endpoints} endpoints: it would forget endpoints and never eject them; set at least ${endpoints}`;
+}
+
+/** The detector's config for `endpoints`: it tracks every endpoint (maxHosts at least their number; checked above). */
+export function outlierConfigFor(config: OutlierDetectionConfig, endpoints: number): OutlierDetectionConfig {
+  return config.maxHosts === undefined && endpoints > DEFAULT_OUTLIER_MAX_HOSTS
+    ? { ...config, maxHosts: endpoints }
+    : config;
 }
 
 /** Problems of the upstream options of a client's options object (createFetch / retryInterceptor). */
 export function upstreamOptionIssues(input: Record<string, unknown>, issues: ConfigIssue[]): void {
   const hasEndpoints = input.endpoints !== undefined;
-  if (hasEndpoints) endpointOrigins(input.endpoints, issues);
+  const endpoints = hasEndpoints ? endpointOrigins(input.endpoints, issues) : undefined;
   for (const key of NEEDS_ENDPOINTS) {
     if (input[key] !== undefined && !hasEndpoints) {
       issues.push({ path: key, message: 'needs endpoints (it chooses among them); without endpoints it does nothing' });
@@ -142,6 +173,17 @@ export function upstreamOptionIssues(input: Record<string, unknown>, issues: Con
   const outlier = input.outlierDetection;
   if (outlier !== undefined && !isOutlierInstance(outlier)) {
     validateOutlierDetectionConfig(outlier, 'outlierDetection', issues);
+    // A valid maxHosts (an invalid one has its issue already) below the number of endpoints.
+    const raw = typeof outlier === 'object' && outlier !== null ? (outlier as Record<string, unknown>).maxHosts : 0;
+    const maxHosts = Number.isSafeInteger(raw) && (raw as number) >= 1 ? (raw as number) : Number.POSITIVE_INFINITY;
+    if (endpoints !== undefined && maxHosts < endpoints.length) {
+      issues.push({ path: 'outlierDetection.maxHosts', message: tooFewHosts(maxHosts, endpoints.length) });
+    }
+  } else if (outlier !== undefined && endpoints !== undefined) {
+    const maxHosts = (outlier as OutlierDetector).config?.maxHosts;
+    if (typeof maxHosts === 'number' && maxHosts < endpoints.length) {
+      issues.push({ path: 'outlierDetection', message: tooFewHosts(maxHosts, endpoints.length) });
+    }
   }
   const breaker = input.circuitBreaker;
   if (breaker !== undefined && !isBreakerInstance(breaker)) {

@@ -2,6 +2,7 @@
 
 import type { BreakerState } from '../policy/breaker.js';
 import type { RetryStats } from '../policy/retry-stats.js';
+import { monotonicNowMs } from './clock.js';
 import type { ClientSettings } from './options.js';
 import type { UpstreamStats } from './upstream.js';
 
@@ -48,9 +49,10 @@ const STATE_COUNT: Record<BreakerState, 'open' | 'halfOpen' | null> = {
 };
 
 /** The stats of a client (createFetch's `fetch.stats()`, retryInterceptor's `interceptor.stats()`). */
-export function clientStats(settings: ClientSettings, nowMs = Date.now()): ClientStats {
+export function clientStats(settings: ClientSettings, nowMs = monotonicNowMs()): ClientStats {
   const policy = settings.policy.stats();
-  const upstreams = settings.upstreams?.all().map((scope) => scope.stats(nowMs)) ?? [];
+  const scopes = settings.upstreams?.all() ?? [];
+  const upstreams = scopes.map((scope) => scope.stats(nowMs));
   let total = 0;
   let retries = 0;
   let pendingOverflow = 0;
@@ -59,22 +61,35 @@ export function clientStats(settings: ClientSettings, nowMs = Date.now()): Clien
   let ejectionsOverflow = 0;
   let panics = 0;
   const breakers = { open: 0, halfOpen: 0, opened: 0, rejected: 0 };
-  for (const u of upstreams) {
+  // A shared instance sits in every scope it was given to (a shared CircuitBreaker beside per-key limits is in each
+  // per-key scope): each policy object is counted once, or one breaker that opened once would read as N.
+  const seen = new Set<object>();
+  const first = (policy: object | null): boolean => {
+    if (policy === null || seen.has(policy)) return false;
+    seen.add(policy);
+    return true;
+  };
+  upstreams.forEach((u, i) => {
+    const scope = scopes[i];
     total += u.attempts;
     retries += u.retries;
-    pendingOverflow += u.limits?.pendingOverflow ?? 0;
-    retryOverflow += u.limits?.retryOverflow ?? 0;
-    ejections += u.outlierDetection?.ejectionsActive ?? 0;
-    ejectionsOverflow += u.outlierDetection?.ejectionsOverflow ?? 0;
     panics += u.loadBalancer?.panics ?? 0;
+    if (first(scope?.limits ?? null)) {
+      pendingOverflow += u.limits?.pendingOverflow ?? 0;
+      retryOverflow += u.limits?.retryOverflow ?? 0;
+    }
+    if (first(scope?.outlier ?? null)) {
+      ejections += u.outlierDetection?.ejectionsActive ?? 0;
+      ejectionsOverflow += u.outlierDetection?.ejectionsOverflow ?? 0;
+    }
     const b = u.circuitBreaker;
-    if (b !== null) {
+    if (b !== null && first(scope?.breaker ?? null)) {
       const state = STATE_COUNT[b.state];
       if (state !== null) breakers[state]++;
       breakers.opened += b.opened;
       breakers.rejected += b.rejected;
     }
-  }
+  });
   if (upstreams.length === 0) {
     // No upstream policies: the policy's own counts are the client's.
     total = policy.attempts;

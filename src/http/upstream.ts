@@ -13,11 +13,13 @@ import { OutlierDetector, type OutlierStats } from '../policy/outlier.js';
 import { createRandom, type Random } from '../policy/random.js';
 import { MAX_TRACKED_UPSTREAMS } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
+import { monotonicNowMs } from './clock.js';
 import {
   endpointOrigins,
   isBreakerInstance,
   isLimitsInstance,
   isOutlierInstance,
+  outlierConfigFor,
   type UpstreamOptions,
 } from './upstream-options.js';
 
@@ -143,6 +145,8 @@ export class UpstreamScope {
 
   stats(nowMs: number): UpstreamStats {
     this.sweepIfDue(nowMs);
+    // The breaker's state now: an open one whose break has passed is half-open (the next attempt would be a probe).
+    this.breaker?.state(nowMs);
     const balancer = this.balancer;
     const outlier = this.outlier;
     return {
@@ -163,20 +167,32 @@ export class UpstreamScope {
   }
 }
 
-/** Told about every scope a client creates (telemetry registers them). */
-export type ScopeListener = (scope: UpstreamScope) => void;
+/** Told about every scope a client creates, and every one it forgets (telemetry registers and drops them). */
+export interface ScopeListener {
+  added(scope: UpstreamScope): void;
+  forgotten(scope: UpstreamScope): void;
+}
 
 /** A client's upstream policies: one fixed scope (endpoints, or shared instances only), or one per budget key. */
 export class Upstreams {
+  /** The client's name for its upstream: its `upstream` option, else "default" (shared instances go by it). */
+  readonly name: string;
   private readonly fixed: UpstreamScope | null;
   private readonly scopes = new Map<string, UpstreamScope>();
   private readonly listeners: ScopeListener[] = [];
+  /** The policy objects given as instances (shared with other clients, or across this client's per-key scopes). */
+  private readonly shared = new Set<object>();
 
   private constructor(
     private readonly options: UpstreamOptions,
     name: string | undefined,
   ) {
-    const now = Date.now();
+    this.name = name ?? 'default';
+    const { circuitBreaker: cb, limits: l, outlierDetection: od } = options;
+    if (cb !== undefined && isBreakerInstance(cb)) this.shared.add(cb);
+    if (l !== undefined && isLimitsInstance(l)) this.shared.add(l);
+    if (od !== undefined && isOutlierInstance(od)) this.shared.add(od);
+    const now = monotonicNowMs();
     const endpoints = options.endpoints === undefined ? [] : (endpointOrigins(options.endpoints, []) as string[]);
     const perKey =
       endpoints.length === 0 &&
@@ -186,10 +202,14 @@ export class Upstreams {
       this.fixed = null;
       return;
     }
-    const od = options.outlierDetection;
-    const outlier = od === undefined ? null : isOutlierInstance(od) ? od : new OutlierDetector(od);
+    const outlier =
+      od === undefined
+        ? null
+        : isOutlierInstance(od)
+          ? od
+          : new OutlierDetector(outlierConfigFor(od, endpoints.length));
     const random = endpoints.length === 0 ? null : createRandom(options.seed ?? randomInt(2 ** 32));
-    this.fixed = this.scope(name ?? 'default', endpoints, outlier, random, now);
+    this.fixed = this.scope(this.name, endpoints, outlier, random, now);
   }
 
   /** The upstream policies of a client's options, or null when it has none (the call path then skips them). */
@@ -213,9 +233,11 @@ export class Upstreams {
       if (scopes.size >= MAX_TRACKED_UPSTREAMS) {
         // Insertion order is recency order (every use re-inserts): the first key is the least recently used.
         const oldest = scopes.keys().next().value as string;
+        const forgotten = scopes.get(oldest) as UpstreamScope;
         scopes.delete(oldest);
+        for (const listener of this.listeners) listener.forgotten(forgotten);
       }
-      scope = this.scope(key, [], null, null, Date.now());
+      scope = this.scope(key, [], null, null, monotonicNowMs());
       scopes.set(key, scope);
     } else if (scopes.size > 1) {
       scopes.delete(key);
@@ -229,10 +251,20 @@ export class Upstreams {
     return this.fixed !== null ? [this.fixed] : [...this.scopes.values()];
   }
 
-  /** Calls `listener` for every scope there is and every scope created from now on. */
+  /** Tells `listener` of every scope there is, every scope created from now on, and every scope forgotten. */
   watch(listener: ScopeListener): void {
     this.listeners.push(listener);
-    for (const scope of this.all()) listener(scope);
+    for (const scope of this.all()) listener.added(scope);
+  }
+
+  /** Does every call go to one of the client's endpoints (its URL's origin only a name)? */
+  get routed(): boolean {
+    return this.fixed !== null && this.fixed.endpoints.length > 0;
+  }
+
+  /** Was `policy` given as an instance (not built by this client from a config)? */
+  isShared(policy: object): boolean {
+    return this.shared.has(policy);
   }
 
   private scope(
@@ -246,7 +278,7 @@ export class Upstreams {
     const breaker = cb === undefined ? null : isBreakerInstance(cb) ? cb : new CircuitBreaker(cb);
     const limits = l === undefined ? null : isLimitsInstance(l) ? l : new ConcurrencyBreaker(l);
     const s = new UpstreamScope(name, endpoints, breaker, limits, this.options.loadBalancer, outlier, random, nowMs);
-    for (const listener of this.listeners) listener(s);
+    for (const listener of this.listeners) listener.added(s);
     return s;
   }
 }

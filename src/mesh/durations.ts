@@ -76,6 +76,14 @@ export function writeProtoDuration(ms: number): string {
   return `${seconds}.${rest.toString().padStart(9, '0').replace(/0+$/, '')}s`;
 }
 
+/**
+ * Envoy's spelling of a positive `ms` where its protos say `duration.gt: {}` (or 0 means "none"): at least 1 ns, so
+ * rounding to Envoy's resolution never writes the "0s" Envoy refuses (or reads as disabled).
+ */
+export function writePositiveProtoDuration(ms: number): string {
+  return writeProtoDuration(Math.max(ms, 1e-6));
+}
+
 /** Istio's spelling of `ms`: "2s", "250ms", or "1500us"-style when below a millisecond. */
 export function writeGoDuration(ms: number): string {
   const ns = nanos(ms);

@@ -55,7 +55,6 @@ export const CLUSTER_FIELDS = [
   'preconnect_policy',
   'connection_pool_per_downstream_connection',
   'transport_socket_matches',
-  '@type',
 ] as const;
 
 /** envoy.config.bootstrap.v3.Bootstrap */
@@ -75,7 +74,6 @@ export const BOOTSTRAP_FIELDS = [
   'watchdog',
   'watchdogs',
   'tracing',
-  'runtime',
   'layered_runtime',
   'admin',
   'overload_manager',

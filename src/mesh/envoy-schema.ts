@@ -26,6 +26,11 @@ import {
 import { bool, durationString, list, message, str, uint32, uint32Percent } from './schema-kit.js';
 
 const duration = durationString(readProtoDuration);
+/** A Duration under Envoy's `(validate.rules).duration.gt: {}`: Envoy refuses "0s" there, so Seawall does too. */
+const positiveDuration = durationString((value) => {
+  const read = readProtoDuration(value);
+  return read.ok && read.ms === 0 ? { ok: false, message: 'must be greater than 0s (Envoy refuses 0s here)' } : read;
+});
 
 /** envoy.type.v3.Percent: a double in [0, 100]. */
 export const percentSchema = z.strictObject({
@@ -75,7 +80,7 @@ export const retryPolicySchema = message(RETRY_POLICY_FIELDS, {
   per_try_timeout: duration,
   per_try_idle_timeout: duration,
   retriable_status_codes: list(uint32),
-  retry_back_off: z.strictObject({ base_interval: duration, max_interval: duration.optional() }),
+  retry_back_off: z.strictObject({ base_interval: positiveDuration, max_interval: positiveDuration.optional() }),
   rate_limited_retry_back_off: z.strictObject({
     reset_headers: list(
       z.strictObject({
@@ -83,7 +88,7 @@ export const retryPolicySchema = message(RETRY_POLICY_FIELDS, {
         format: z.enum(['SECONDS', 'UNIX_TIMESTAMP'], { error: 'must be SECONDS or UNIX_TIMESTAMP' }).optional(),
       }),
     ).min(1, { error: 'must list at least one header' }),
-    max_interval: duration.optional(),
+    max_interval: positiveDuration.optional(),
   }),
   retriable_request_headers: list(headerMatcherSchema),
 });
@@ -109,7 +114,7 @@ const routeMatchSchema = message(
 );
 
 const weightedClustersSchema = message(
-  ['clusters', 'total_weight', 'runtime_key_prefix', 'header_name', 'random_value_specifier', 'use_hash_policy'],
+  ['clusters', 'total_weight', 'runtime_key_prefix', 'header_name', 'use_hash_policy'],
   {
     clusters: list(
       message(
@@ -172,8 +177,8 @@ export const circuitBreakersSchema = z.strictObject({
 
 export const outlierDetectionSchema = z.strictObject({
   consecutive_5xx: uint32.optional(),
-  interval: duration.optional(),
-  base_ejection_time: duration.optional(),
+  interval: positiveDuration.optional(),
+  base_ejection_time: positiveDuration.optional(),
   max_ejection_percent: uint32Percent.optional(),
   enforcing_consecutive_5xx: uint32Percent.optional(),
   enforcing_success_rate: uint32Percent.optional(),
@@ -191,7 +196,7 @@ export const outlierDetectionSchema = z.strictObject({
   enforcing_failure_percentage_local_origin: uint32Percent.optional(),
   failure_percentage_minimum_hosts: uint32.optional(),
   failure_percentage_request_volume: uint32.optional(),
-  max_ejection_time: duration.optional(),
+  max_ejection_time: positiveDuration.optional(),
   max_ejection_time_jitter: duration.optional(),
   successful_active_health_check_uneject_host: bool.optional(),
   monitors: z.unknown().optional(),
@@ -224,7 +229,7 @@ export const LB_POLICIES = [
 
 export const clusterSchema = message(CLUSTER_FIELDS, {
   name: str.min(1, { error: 'must not be empty' }),
-  connect_timeout: duration,
+  connect_timeout: positiveDuration,
   lb_policy: z.enum(LB_POLICIES, { error: `must be one of ${LB_POLICIES.join(', ')}` }),
   circuit_breakers: circuitBreakersSchema,
   outlier_detection: outlierDetectionSchema,

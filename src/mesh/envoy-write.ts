@@ -2,7 +2,7 @@
 
 import { parseDuration } from '../policy/duration.js';
 import { ENVOY_OUTLIER_FIELDS } from '../policy/outlier-config.js';
-import { writeProtoDuration } from './durations.js';
+import { writePositiveProtoDuration, writeProtoDuration } from './durations.js';
 import { UINT32_MAX } from './envoy-policy.js';
 import type { MeshWarning } from './errors.js';
 import type { ExportEdge, ExportService } from './export-policy.js';
@@ -29,16 +29,26 @@ function retryPolicy(
   const on = writeMeshRetryOn(conditions, edge.where, 'envoy');
   warnings.push(...on.warnings);
   const policy: Record<string, unknown> = { retry_on: on.tokens.join(','), num_retries: edge.attempts - 1 };
-  if (edge.perTryTimeoutMs !== null) policy.per_try_timeout = writeProtoDuration(edge.perTryTimeoutMs);
+  // per_try_timeout "0s" would disable it; base_interval, max_interval: Envoy's duration.gt: {} (never "0s").
+  if (edge.perTryTimeoutMs !== null) policy.per_try_timeout = writePositiveProtoDuration(edge.perTryTimeoutMs);
   if (on.codes.length > 0) policy.retriable_status_codes = on.codes;
   policy.retry_back_off = {
-    base_interval: writeProtoDuration(edge.backoff.baseMs),
-    max_interval: writeProtoDuration(edge.backoff.maxMs),
+    base_interval: writePositiveProtoDuration(edge.backoff.baseMs),
+    max_interval: writePositiveProtoDuration(edge.backoff.maxMs),
   };
   if (edge.retryAfterMaxMs !== null) {
+    if (edge.retryAfterMaxMs < 1e-6) {
+      warnings.push({
+        kind: 'changed',
+        where: edge.where,
+        field: 'maxRetryAfter',
+        message:
+          'Envoy refuses a max_interval of 0s; 1 ns written: Retry-After counts whole seconds, so both take only a Retry-After of 0',
+      });
+    }
     policy.rate_limited_retry_back_off = {
       reset_headers: [{ name: 'retry-after', format: 'SECONDS' }],
-      max_interval: writeProtoDuration(edge.retryAfterMaxMs),
+      max_interval: writePositiveProtoDuration(edge.retryAfterMaxMs),
     };
   }
   return policy;
@@ -98,7 +108,7 @@ function outlier(config: Record<string, unknown>, where: string, warnings: MeshW
       });
       continue;
     }
-    out[field] = OUTLIER_DURATIONS.has(key) ? writeProtoDuration(parseDuration(value as never)) : value;
+    out[field] = OUTLIER_DURATIONS.has(key) ? writePositiveProtoDuration(parseDuration(value as never)) : value;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Reads a scenario's variants for mesh export and lint: merged calls blocks (retry keys and the new blocks) and services.
 
 import { dirname, join, resolve } from 'node:path';
+import { validateLoadBalancerConfig } from '../policy/balancer.js';
 import { validateCircuitBreakerConfig } from '../policy/breaker-config.js';
 import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
 import type { ConfigIssue } from '../policy/config-error.js';
@@ -129,19 +130,9 @@ function variantChain(name: string, variants: Record<string, unknown>): string[]
   return chain;
 }
 
-function validateLoadBalancer(input: unknown, path: string, issues: ConfigIssue[]): void {
-  if (!isPlainObject(input)) {
-    issues.push({ path, message: 'must be { kind: round-robin | p2c, panicThreshold?: percent }' });
-    return;
-  }
-  for (const key of Object.keys(input))
-    if (key !== 'kind' && key !== 'panicThreshold') issues.push({ path: `${path}.${key}`, message: 'unknown key' });
-  if (input.kind !== 'round-robin' && input.kind !== 'p2c')
-    issues.push({ path: `${path}.kind`, message: 'must be round-robin or p2c' });
-  const p = input.panicThreshold;
-  if (p !== undefined && (typeof p !== 'number' || !(p >= 0 && p <= 100))) {
-    issues.push({ path: `${path}.panicThreshold`, message: 'must be a percentage from 0 to 100' });
-  }
+/** The simulator's reading (`p2c`; `{ panicThreshold }` with round-robin implied), as `{ kind, panicThreshold }`. */
+function readLoadBalancer(input: unknown, path: string, issues: ConfigIssue[]): unknown {
+  return validateLoadBalancerConfig(input, path, issues) ?? input;
 }
 
 function readEdge(
@@ -176,7 +167,7 @@ function readEdge(
       if (key === 'circuitBreaker') validateCircuitBreakerConfig(value, `${path}.${key}`, issues);
       else if (key === 'limits') validateConcurrencyBreakerConfig(value, `${path}.${key}`, issues);
       else if (key === 'outlierDetection') validateOutlierDetectionConfig(value, `${path}.${key}`, issues);
-      else validateLoadBalancer(value, `${path}.${key}`, issues);
+      else edge.loadBalancer = readLoadBalancer(value, `${path}.${key}`, issues);
     } else retry[key] = value;
   }
   if (typeof ownership === 'boolean' && edge.seawall && retry.ownership === undefined) retry.ownership = ownership;

@@ -267,6 +267,23 @@ export class RetryCall {
     return waitMs;
   }
 
+  /**
+   * The retry onOutcome() just granted was refused by a limit the driver holds (Envoy's circuit_breakers
+   * `max_retries`, or its `retry_budget` on the concurrency breaker): the retry is not made, so it is not counted as
+   * one, and the call ends as `budget-exhausted` on the answer its last attempt gave (what Envoy passes on). The claim
+   * and status of that answer decide the relay mark, as for any budget refusal. Returns the stop reason; a call that
+   * already ended keeps its own. Throws when no retry is pending (a driver bug).
+   */
+  refuseRetry(_nowMs: number): StopReason {
+    if (this.stopReason !== null) return this.stopReason;
+    if (this.inAttempt || !this.holdsRetrySlot) {
+      throw new Error('RetryCall.refuseRetry: no retry is pending (call it right after onOutcome() granted one)');
+    }
+    this.policy.counters.retries--;
+    this.end('budget-exhausted');
+    return 'budget-exhausted';
+  }
+
   /** Ends the call as aborted (the caller gave up) unless it already ended. Safe to call more than once. */
   abort(_nowMs: number): void {
     if (this.stopReason === null) this.end('aborted');

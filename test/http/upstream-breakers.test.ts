@@ -5,7 +5,7 @@ import { type ClientStats, createFetch, retryInterceptor, SeawallError } from '.
 import { CircuitBreaker, ConcurrencyBreaker } from '../../src/policy/index.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
 import { waitFor } from './server-helpers.js';
-import { delay, rejection, resetBeforeResponse, resetMidBody } from './servers.js';
+import { delay, rejection, resetBeforeResponse, resetMidBody, within } from './servers.js';
 import { fail503, held, IDLE, idle, ok, only, serversClosedAfterEach } from './upstream-helpers.js';
 
 const start = serversClosedAfterEach();
@@ -184,8 +184,11 @@ describe('limits (Envoy circuit_breakers): fail fast, never queue', () => {
     const strict = createFetch({ policy: quick({ maxAttempts: 3 }), limits, rejectOnGiveUp: true });
     const error = (await rejection(strict(`${server?.origin}/x`))) as SeawallError;
     expect(error.refusal).toBe('max-retries');
+    expect(error.reason).toBe('budget-exhausted');
     expect(error.lastStatus).toBe(503);
     expect(error.attempts).toBe(1);
+    // The refused retry was never begun (RetryCall.refuseRetry): the policy counts the one attempt sent, no retry.
+    expect(strict.stats().policy).toMatchObject({ attempts: 1, retries: 0 });
     expect(server?.hits).toHaveLength(2);
     expect(strict.stats().signals.upstream_rq_retry_overflow).toBe(2);
   });
@@ -308,13 +311,17 @@ describe.each(DRIVERS)('every permit ends exactly once ($name)', (driver) => {
     const client = driver.make(s.origin);
     const controller = new AbortController();
     const call = client.call('/hang', controller.signal);
-    await waitFor(() => s.hang.waiting() === 1, 2000, 'the attempt to reach the server');
-    expect(idle(only(client.stats()))).toMatchObject({ activeRequests: 1, breakerInFlight: 1, endpointsInFlight: 1 });
-    controller.abort();
-    await rejection(call);
-    expect(idle(only(client.stats()))).toEqual(IDLE);
-    expect(only(client.stats()).circuitBreaker).toMatchObject({ cancelled: 1, failures: 0, successes: 0 });
-    s.hang.release();
+    try {
+      await waitFor(() => s.hang.waiting() === 1, 2000, 'the attempt to reach the server');
+      expect(idle(only(client.stats()))).toMatchObject({ activeRequests: 1, breakerInFlight: 1, endpointsInFlight: 1 });
+      controller.abort();
+      await within(rejection(call), 5000, 'the aborted call to end');
+      expect(idle(only(client.stats()))).toEqual(IDLE);
+      expect(only(client.stats()).circuitBreaker).toMatchObject({ cancelled: 1, failures: 0, successes: 0 });
+    } finally {
+      controller.abort(); // a failed check must not leave the call hanging for the next test
+      s.hang.release();
+    }
   });
 
   it('releases an attempt cut by its per-try timeout and a connection reset (failures)', async () => {
@@ -336,11 +343,14 @@ describe.each(DRIVERS)('every permit ends exactly once ($name)', (driver) => {
     expect(cut.status).toBe(200);
     await rejection(cut.read());
     const unread = await client.call('/trickle');
-    expect(unread.status).toBe(200);
-    const u = only(client.stats());
-    expect(idle(u)).toEqual(IDLE);
-    expect(u.circuitBreaker).toMatchObject({ successes: 2, failures: 0 });
-    unread.cancel();
+    try {
+      expect(unread.status).toBe(200);
+      const u = only(client.stats());
+      expect(idle(u)).toEqual(IDLE);
+      expect(u.circuitBreaker).toMatchObject({ successes: 2, failures: 0 });
+    } finally {
+      unread.cancel(); // a failed check must not leave the body open for the next test
+    }
   });
 
   it("with bufferResponse, a body cut mid-way is the attempt's failure, and released", async () => {

@@ -3,6 +3,8 @@
 import { LatencyHistogram } from './histogram.js';
 
 export const BIN_MS = 1000;
+/** Windows per run, at most: a segment's windows are the bits of an int32 mask. */
+export const MAX_WINDOWS = 30;
 
 export interface WindowDef {
   name: string;
@@ -84,7 +86,7 @@ export class Metrics {
   private cachedSegment = 0;
 
   constructor(durationMs: number, windows: readonly WindowDef[], serviceCount: number, edgeCount = 0) {
-    if (windows.length > 30) throw new Error('at most 30 windows');
+    if (windows.length > MAX_WINDOWS) throw new Error(`at most ${MAX_WINDOWS} windows`);
     this.binCount = Math.max(1, Math.ceil(durationMs / BIN_MS));
     this.windows = windows;
     this.serviceCount = serviceCount;

@@ -100,9 +100,7 @@ function decide(world: World, call: Call, outcome: Outcome): void {
   }
   if (!takeRetry(call)) {
     // Over the limits' max_retries: the retry is not made, and the call ends on what its last attempt said (Envoy).
-    const retry = call.retry;
-    if (retry.beginAttemptMs(world.engine.nowMs) >= 0) retry.onOutcomeMs(SHED_LOCALLY_OUTCOME, world.engine.nowMs);
-    callEnded(world, call, retry.stopReason as StopReason);
+    callEnded(world, call, call.retry.refuseRetry(world.engine.nowMs));
     return;
   }
   retried(world, call);

@@ -171,3 +171,26 @@ describe('limits (Envoy circuit_breakers): overflow fails fast, never queues', (
     expect(r.summary.successRate.during).toBeCloseTo(0.75, 2);
   });
 });
+
+describe('outlier detection in front of a single instance', () => {
+  const ALL_FAIL = '  - { service: db, at: 5s, for: 10s, errors: { rate: 1, status: 503 } }';
+  const od = 'outlierDetection: { consecutive5xx: 5, interval: 1s, baseEjectionTime: 2s, maxEjectionPercent: 100 }';
+
+  it('reports the attempts the instance got: the balancer block counts every attempt sent', () => {
+    const r = run(system('', `${ONE_TRY}, ${od}`, ALL_FAIL, 1));
+    const edge = r.summary.edges['api -> db'];
+    const byHost = edge?.loadBalancer?.upstreamRqByHost;
+    expect(edge?.upstreamRqTotal).toBeGreaterThan(2000);
+    expect(byHost?.total).toEqual([edge?.upstreamRqTotal]);
+    const windows = ['before', 'during', 'after'].map((w) => byHost?.[w]?.[0] ?? 0);
+    expect(windows.every((n) => n > 0)).toBe(true);
+  });
+
+  it('with panicThreshold 0 ejecting it refuses every attempt (no host left); with the default it panics', () => {
+    const strict = run(system('', `${ONE_TRY}, ${od}, loadBalancer: { panicThreshold: 0 }`, ALL_FAIL, 1));
+    const lenient = run(system('', `${ONE_TRY}, ${od}`, ALL_FAIL, 1));
+    expect(strict.summary.edges['api -> db']?.loadBalancer?.noneHealthy).toBeGreaterThan(100);
+    expect(lenient.summary.edges['api -> db']?.loadBalancer?.noneHealthy).toBe(0);
+    expect(lenient.summary.edges['api -> db']?.loadBalancer?.healthyPanic).toBeGreaterThan(100);
+  });
+});

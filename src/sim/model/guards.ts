@@ -1,6 +1,6 @@
 // The guards between a call's retry loop and the wire: Balancer, CircuitBreaker, ConcurrencyBreaker, OutlierDetector.
 
-import { Balancer, NO_ENDPOINT } from '../../policy/balancer.js';
+import { Balancer, DEFAULT_PANIC_THRESHOLD, NO_ENDPOINT } from '../../policy/balancer.js';
 import { breakerReportOf, CircuitBreaker } from '../../policy/breaker.js';
 import { ConcurrencyBreaker } from '../../policy/concurrency.js';
 import { OutlierDetector } from '../../policy/outlier.js';
@@ -52,7 +52,10 @@ export function buildGuards(
   const detector = od === null ? null : new OutlierDetector(od);
   // The detector's denominator for maxEjectionPercent is the pool it knows: declare it (Envoy knows its membership).
   detector?.addHosts(endpoints, 0);
-  const lb = spec?.loadBalancer ?? { kind: 'round-robin', panicThreshold: 50 };
+  const lb = spec?.loadBalancer ?? { kind: 'round-robin', panicThreshold: DEFAULT_PANIC_THRESHOLD };
+  // The balancer has a choice to make (several instances, or a detector that can eject the one there is): the run
+  // summary then reports its block, with the attempts each instance got.
+  const choice = n > 1 || detector !== null;
   return {
     balancer: new Balancer(endpoints, lb, detector),
     targets,
@@ -62,8 +65,8 @@ export function buildGuards(
     detector,
     detectorRandom: detector === null ? null : fork('outlier'),
     guarded: detector !== null || spec?.circuitBreaker != null || spec?.limits != null,
-    choice: n > 1 || detector !== null,
-    sentByHostWindow: n > 1 ? new Float64Array(n * (windowCount + 1)) : null,
+    choice,
+    sentByHostWindow: choice ? new Float64Array(n * (windowCount + 1)) : null,
   };
 }
 

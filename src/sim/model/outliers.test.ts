@@ -33,7 +33,8 @@ describe('one sick instance of four', () => {
     expect(od?.ejectionsActive[12]).toBe(1);
     expect(od?.ejectionsActive[5]).toBe(0);
     expect(od?.ejectionsActiveMax).toBe(1);
-    // Returned at the 40 s sweep (30 s after), failed 5 times more, out again for 60 s: the sweeps run on time.
+    // Ejected at 10.07 s for 30 s, returned at the first sweep after that (50 s), failed 5 times more, out again for
+    // 60 s: the sweeps run on time.
     expect(od?.unejectionsTotal).toBe(1);
     expect(od?.ejectionsEnforcedTotal).toBe(2);
   });

@@ -159,7 +159,7 @@ export interface EdgeGuards {
   readonly choice: boolean;
   /**
    * Attempts sent to each callee instance, per window and in total: [instance × (windows + 1) + w], the total last;
-   * null for a one-instance callee.
+   * null when the balancer has no choice (one instance, no detector): the summary has no balancer block then.
    */
   readonly sentByHostWindow: Float64Array | null;
 }

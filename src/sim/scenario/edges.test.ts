@@ -134,3 +134,113 @@ faults:
     expect(problems.filter((p) => p.startsWith('faults.2.instances: '))).toHaveLength(1);
   });
 });
+
+describe('hostile instance counts, fault instances and detector pools', () => {
+  const system = (dbLine: string, rest = '') => `
+name: hostile
+duration: 10s
+traffic: [{ to: api, rate: 10, patience: 1s }]
+services:
+  api: { calls: [db] }
+  db: { ${dbLine} }
+${rest}`;
+
+  it.each(['1e9', '1001', '1e300', '-1', '0', '2.5', '.nan', '.inf', '"4"', '[2]'])(
+    'instances: %s is one line naming the key, found before anything is built',
+    (text) => {
+      expect(problemsOf(system(`instances: ${text}`))).toEqual([
+        'services.db.instances: must be an integer from 1 to 1000',
+      ]);
+    },
+  );
+
+  it('caps the instances of all services together and the caller × callee pairs (each one a balancer entry)', () => {
+    const many = Array.from({ length: 11 }, (_, i) => `  s${i}: { instances: 1000 }`).join('\n');
+    expect(problemsOf(`name: many\nduration: 1s\ntraffic: [{ to: s0, rate: 1 }]\nservices:\n${many}\n`)).toEqual([
+      'services: 11,000 instances in all; at most 10,000',
+    ]);
+    const chain = system('instances: 1000, calls: [cache]', '  cache: { instances: 1000 }').replace(
+      'api: { calls',
+      'api: { instances: 1000, calls',
+    );
+    expect(problemsOf(chain)).toEqual([
+      "services: 2,000,000 caller × callee instance pairs over the calls; at most 1,000,000 (each caller instance keeps a balancer over its callee's instances)",
+    ]);
+    // At the caps a file loads.
+    expect(() => parseScenario(system('instances: 1000'), 'ok.yaml')).not.toThrow();
+  });
+
+  it('refuses an instance listed twice, and one a single-instance service does not have', () => {
+    const problems = problemsOf(
+      system(
+        'instances: 4',
+        `  one: {}
+faults:
+  - { service: db, instances: [1, 3, 1], at: 1s, for: 1s, latency: 5ms }
+  - { service: one, instances: [1], at: 1s, for: 1s, latency: 5ms }`,
+      ),
+    );
+    expect(problems).toEqual([
+      'faults.0.instances.2: instance 1 is listed twice',
+      'faults.1.instances.0: no instance 1: one has 1 (0)',
+    ]);
+  });
+
+  it('names the variants whose changes break a top-level fault (the fault itself is fine elsewhere)', () => {
+    const problems = problemsOf(
+      system(
+        'instances: 4',
+        `faults: [{ service: db, instances: [3], at: 1s, for: 1s, latency: 5ms }]
+variants:
+  four: {}
+  two: { services: { db: { instances: 2 } } }
+  one: { services: { db: { instances: null } } }`,
+      ),
+    );
+    expect(problems).toEqual([
+      'faults.0.instances.0: no instance 3: db has 2 (0-1), in variant two',
+      'faults.0.instances.0: no instance 3: db has 1 (0), in variant one',
+    ]);
+    // A problem every variant has is the top level's own: no variant named.
+    expect(
+      problemsOf(
+        system(
+          'instances: 2',
+          'faults: [{ service: db, instances: [3], at: 1s, for: 1s, latency: 5ms }]\nvariants: { a: {}, b: {} }',
+        ),
+      ),
+    ).toEqual(['faults.0.instances.0: no instance 3: db has 2 (0-1)']);
+    // A variant the schema already refused is not checked further: it does not make the others' problem theirs alone.
+    expect(
+      problemsOf(
+        system(
+          'instances: 2',
+          'faults: [{ service: db, instances: [3], at: 1s, for: 1s, latency: 5ms }]\nvariants: { a: { services: { db: { workers: -1 } } }, b: {} }',
+        ),
+      ),
+    ).toEqual([
+      'variants.a.services.db.workers: must be an integer ≥ 1',
+      'faults.0.instances.0: no instance 3: db has 2 (0-1)',
+    ]);
+  });
+
+  it("refuses an outlier detector whose maxHosts is below the callee's instances: it would forget its own pool", () => {
+    expect(problemsOf(system('instances: 4', 'calls: { api -> db: { outlierDetection: { maxHosts: 3 } } }'))).toEqual([
+      "calls.api -> db.outlierDetection.maxHosts: must be at least 4 (db has 4 instances, all in the detector's pool), got 3",
+    ]);
+    expect(() =>
+      parseScenario(system('instances: 4', 'calls: { api -> db: { outlierDetection: { maxHosts: 4 } } }'), 't.yaml'),
+    ).not.toThrow();
+  });
+
+  it('refuses a sweep interval that would make the run billions of events (a hang), naming the key', () => {
+    const yaml = system('instances: 4', 'calls: { api -> db: { outlierDetection: { interval: 1us } } }').replace(
+      'duration: 10s',
+      'duration: 1h',
+    );
+    expect(problemsOf(yaml)).toEqual([
+      'calls.api -> db.outlierDetection.interval: 3,600,000,000 sweeps over the run (1 caller instance × 3,600,000 ms / 0.001 ms); at most 10,000,000: lengthen the interval',
+    ]);
+    expect(() => parseScenario(yaml.replace('1us', '1ms').replace('1h', '2h'), 't.yaml')).not.toThrow();
+  });
+});

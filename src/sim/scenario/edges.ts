@@ -1,10 +1,14 @@
 // Resolves the `calls:` blocks: each edge's RetryPolicy config, its hop flags, and the guards of its attempts.
 
-import { validateLoadBalancerConfig } from '../../policy/balancer.js';
+import { DEFAULT_PANIC_THRESHOLD, validateLoadBalancerConfig } from '../../policy/balancer.js';
 import { validateCircuitBreakerConfig } from '../../policy/breaker-config.js';
 import { validateConcurrencyBreakerConfig } from '../../policy/concurrency.js';
 import { type ConfigIssue, didYouMean } from '../../policy/config-error.js';
-import { validateOutlierDetectionConfig } from '../../policy/outlier-config.js';
+import {
+  type OutlierDetectionConfig,
+  resolveOutlierDetectionConfig,
+  validateOutlierDetectionConfig,
+} from '../../policy/outlier-config.js';
 import { validateRetryConfig } from '../../policy/retry-config.js';
 import { joinKey, type Problem } from './errors.js';
 import { edgeKey, parseEdgeKey } from './merge.js';
@@ -68,7 +72,10 @@ function readGuards(block: Record<string, unknown>, path: string, problems: Prob
       problems,
     ),
     // A plain copy: the validator's answer may be frozen, and the spec crosses to worker threads.
-    loadBalancer: { kind: loadBalancer?.kind ?? 'round-robin', panicThreshold: loadBalancer?.panicThreshold ?? 50 },
+    loadBalancer: {
+      kind: loadBalancer?.kind ?? 'round-robin',
+      panicThreshold: loadBalancer?.panicThreshold ?? DEFAULT_PANIC_THRESHOLD,
+    },
   };
 }
 
@@ -76,8 +83,47 @@ const NO_GUARDS: Guards = Object.freeze({
   circuitBreaker: null,
   limits: null,
   outlierDetection: null,
-  loadBalancer: Object.freeze({ kind: 'round-robin' as const, panicThreshold: 50 }),
+  loadBalancer: Object.freeze({ kind: 'round-robin' as const, panicThreshold: DEFAULT_PANIC_THRESHOLD }),
 });
+
+/**
+ * Outlier detection sweeps per edge and run, at most: each caller instance's detector sweeps every `interval` as a
+ * simulator event, so an interval of a microsecond over an hour would be billions of events (a run that never ends).
+ */
+export const MAX_OUTLIER_SWEEPS = 10_000_000;
+
+/**
+ * What a detector needs of the run, beyond its own validator: its pool is the callee's instances, declared when the
+ * run starts (addHosts), so a `maxHosts` below their number would make it forget members of its own pool at every
+ * result (it would never see 5 failures in a row); and its sweeps are events, so their number is bounded.
+ */
+function checkDetector(
+  od: OutlierDetectionConfig,
+  caller: ServiceSpec,
+  callee: ServiceSpec,
+  durationMs: number,
+  path: string,
+  problems: Problem[],
+): void {
+  const { maxHosts, intervalMs } = resolveOutlierDetectionConfig(od);
+  const at = joinKey(path, 'outlierDetection');
+  if (callee.instances > maxHosts) {
+    problems.push({
+      path: joinKey(at, 'maxHosts'),
+      message: `must be at least ${callee.instances} (${callee.name} has ${callee.instances} instances, all in the detector's pool), got ${maxHosts}`,
+    });
+  }
+  const sweeps = caller.instances * Math.floor(durationMs / intervalMs);
+  if (Number.isFinite(durationMs) && sweeps > MAX_OUTLIER_SWEEPS) {
+    const n = (x: number) => x.toLocaleString('en-US');
+    problems.push({
+      path: joinKey(at, 'interval'),
+      message:
+        `${n(sweeps)} sweeps over the run (${n(caller.instances)} caller instance${caller.instances > 1 ? 's' : ''} × ` +
+        `${n(durationMs)} ms / ${n(intervalMs)} ms); at most ${n(MAX_OUTLIER_SWEEPS)}: lengthen the interval`,
+    });
+  }
+}
 
 /** The RetryPolicy's "unknown key" for a misspelt edge key (`circuitBreker`) points at the key it resembles. */
 function withEdgeKeyHint(problem: Problem, path: string): Problem {
@@ -93,6 +139,8 @@ export function resolveEdges(
   ownership: boolean | undefined,
   problems: Problem[],
   warnings: Problem[],
+  /** The run's duration (Infinity when the file's own is broken): bounds the detectors' sweeps. */
+  durationMs = Number.POSITIVE_INFINITY,
 ): EdgeSpec[] {
   const byName = new Map(services.map((s) => [s.name, s]));
   for (const key of Object.keys(calls)) {
@@ -134,6 +182,10 @@ export function resolveEdges(
         seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
         oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
         guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);
+        const callee = byName.get(call.to);
+        if (guards.outlierDetection !== null && callee !== undefined) {
+          checkDetector(guards.outlierDetection, service, callee, durationMs, path, problems);
+        }
         // The variant's `ownership` applies to every Seawall hop that does not set its own.
         config =
           ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseScenario, ScenarioError } from './load.js';
+import { MAX_INSTANCES } from './schema.js';
 
 /** A valid scenario, every value of which the property may replace with junk. */
 const BASE = {
@@ -13,16 +14,53 @@ const BASE = {
   network: { latency: '1ms' },
   services: {
     api: { calls: ['db'] },
-    db: { workers: 2, queueLimit: 10, serviceTime: { dist: 'exponential', mean: '10ms' }, errors: { rate: 0.01 } },
+    db: {
+      instances: 4,
+      workers: 2,
+      queueLimit: 10,
+      serviceTime: { dist: 'exponential', mean: '10ms' },
+      errors: { rate: 0.01 },
+    },
   },
-  faults: [{ service: 'db', at: '5s', for: '2s', workers: 1 }],
+  calls: {
+    'api -> db': {
+      circuitBreaker: { failureThreshold: 5, breakDuration: '1s' },
+      limits: { maxRequests: 10, maxRetries: 2 },
+      outlierDetection: { consecutive5xx: 5, interval: '1s', maxEjectionPercent: 50 },
+      loadBalancer: { kind: 'p2c', panicThreshold: 50 },
+    },
+  },
+  faults: [
+    { service: 'db', at: '5s', for: '2s', workers: 1 },
+    { service: 'db', instances: [0, 2], at: '5s', for: '2s', errors: { rate: 1 } },
+  ],
   variants: {
     v: { calls: { 'api -> db': { maxAttempts: 3, perTryTimeout: '100ms', deadline: { patience: '1s' } } } },
   },
 };
 
 const junk = fc.oneof(
-  fc.constantFrom(null, -1, 0, 1, 1.5, 1e308, '', 'x', '2s', '-5ms', 'Infinity', '.inf', true, [], {}, ['db']),
+  fc.constantFrom(
+    null,
+    -1,
+    0,
+    1,
+    1.5,
+    3,
+    1e9,
+    1e308,
+    '',
+    'x',
+    '2s',
+    '-5ms',
+    'Infinity',
+    '.inf',
+    true,
+    [],
+    {},
+    ['db'],
+    [1, 1],
+  ),
   fc.double(),
   fc.string({ maxLength: 6 }),
   fc.integer({ min: -5, max: 100_000 }),
@@ -69,6 +107,15 @@ describe('parseScenario on hostile files (10,000 cases)', () => {
             expect(Number.isFinite(scenario.durationMs)).toBe(true);
             for (const v of scenario.variants) {
               for (const t of v.model.traffic) expect(Number.isFinite(t.ratePerS) && t.ratePerS >= 0).toBe(true);
+              // A run builds what it accepts: instance counts within the cap, faults on instances that exist, once.
+              const instances = new Map(v.model.services.map((sv) => [sv.name, sv.instances]));
+              for (const n of instances.values())
+                expect(Number.isInteger(n) && n >= 1 && n <= MAX_INSTANCES).toBe(true);
+              for (const f of v.model.faults) {
+                const n = f.service === null ? 0 : (instances.get(f.service) ?? 0);
+                for (const k of f.instances ?? []) expect(Number.isInteger(k) && k >= 0 && k < n).toBe(true);
+                expect(new Set(f.instances ?? []).size).toBe(f.instances?.length ?? 0);
+              }
             }
           } catch (error) {
             expect(error).toBeInstanceOf(ScenarioError);

@@ -153,7 +153,7 @@ colour: blue
         'duration: must be a duration like 800ms or 2s, got "-5s"',
         'colour: unknown key',
         'traffic.0.rate: must be > 0',
-        'services.api.instances: must be an integer ≥ 1',
+        'services.api.instances: must be an integer from 1 to 1000',
       ]),
     );
     for (const line of problems) expect(line).toMatch(/^[\w.\- >()]+: \S/);
@@ -206,6 +206,14 @@ variants:
   it('rejects call cycles', () => {
     const yaml = MINIMAL.replace('db: { workers: 2,', 'db: { calls: [api], workers: 2,');
     expect(problemsOf(yaml).join('\n')).toMatch(/call cycle/);
+  });
+
+  it('refuses more windows than a run can measure with one line, not an Error from the metrics at run time', () => {
+    const windows = Array.from({ length: 31 }, (_, i) => `w${i}: [0s, 5s]`).join(', ');
+    expect(problemsOf(`${MINIMAL}windows: { ${windows} }\n`)).toEqual(['windows: at most 30 windows (got 31)']);
+    expect(() =>
+      parseScenario(`${MINIMAL}windows: { ${windows.replace(/, w30: \[0s, 5s\]$/, '')} }\n`, 't'),
+    ).not.toThrow();
   });
 
   it('reports YAML syntax errors with their line, without a stack trace', () => {

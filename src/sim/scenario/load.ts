@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
+import { MAX_WINDOWS } from '../metrics/collector.js';
 import { fromZodIssues, joinKey, type Problem, problemLine, requiredKeyMessage, ScenarioError } from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay } from './merge.js';
 import { resolveModel } from './resolve.js';
@@ -139,6 +140,10 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const durationMs = file.duration;
   const windows: Record<string, [number, number]> = {};
   const declaredWindows: Record<string, number[]> = file.windows ?? { all: [0, durationMs] };
+  const windowCount = Object.keys(declaredWindows).length;
+  if (windowCount > MAX_WINDOWS) {
+    problems.push({ path: 'windows', message: `at most ${MAX_WINDOWS} windows (got ${windowCount})` });
+  }
   for (const [name, [startMs, endMs]] of Object.entries(declaredWindows)) {
     const path = joinKey('windows', name);
     if (!NAME.test(name)) problems.push({ path, message: 'a window name must be letters, digits, ".", "_" or "-"' });
@@ -155,6 +160,17 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const names = declared.length > 0 ? declared : [DEFAULT_VARIANT];
 
   const variants: VariantSpec[] = [];
+  // Problems found in the merged model of each variant, by line, with the variants that have them (see inVariants).
+  // The schema checks every variant; the cross-references only those the schema let through.
+  const modelLines = new Map<string, { checked: string[]; found: string[] }>();
+  const schemaChecked: string[] = [];
+  const resolveChecked: string[] = [];
+  const noteModelProblem = (problem: Problem, variant: string, checked: string[]) => {
+    const line = problemLine(problem);
+    const seen = modelLines.get(line);
+    if (seen === undefined) modelLines.set(line, { checked, found: [variant] });
+    else if (!seen.found.includes(variant)) seen.found.push(variant);
+  };
   for (const name of names) {
     const layers: { prefix: string; overlay: unknown }[] = [{ prefix: '', overlay: baseOverlay }];
     if (declared.length > 0) {
@@ -176,19 +192,25 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     for (const layer of layers) merged = deepMerge(merged, layer.overlay);
     const place = (p: Problem): Problem => ({ path: attribute(p.path, layers), message: p.message });
     const parsed = modelSchema.safeParse(merged, { error: requiredKeyMessage });
+    schemaChecked.push(name);
     if (!parsed.success) {
-      problems.push(...fromZodIssues(parsed.error.issues, '').map(place));
+      for (const p of fromZodIssues(parsed.error.issues, '')) noteModelProblem(place(p), name, schemaChecked);
       continue;
     }
+    resolveChecked.push(name);
     const modelProblems: Problem[] = [];
     const modelWarnings: Problem[] = [];
-    const model = resolveModel(parsed.data, modelProblems, modelWarnings);
-    problems.push(...modelProblems.map(place));
+    const model = resolveModel(parsed.data, modelProblems, modelWarnings, durationMs);
+    for (const p of modelProblems) noteModelProblem(place(p), name, resolveChecked);
     warnings.push(...modelWarnings.map(place));
     const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
     variants.push({ name, description, model });
   }
-  if (problems.length > 0 || !top.success) throw new ScenarioError(sourceName, dedupe(problems.map(problemLine)));
+  const lines = problems.map(problemLine);
+  for (const [line, { checked, found }] of modelLines) {
+    lines.push(declared.length === 0 ? line : inVariants(line, found, checked));
+  }
+  if (lines.length > 0 || !top.success) throw new ScenarioError(sourceName, dedupe(lines));
   return {
     name: file.name,
     description: file.description ?? null,
@@ -198,6 +220,16 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     variants,
     warnings: dedupe(warnings.map(problemLine)),
   };
+}
+
+/**
+ * A problem at a path the top level sets that only some of the variants checked have comes from what those variants
+ * changed elsewhere (a variant giving db 1 instance breaks a top-level fault on instance 1): the line names them. A
+ * problem every variant checked has is the top level's own, and a path under `variants.` names its variant already.
+ */
+function inVariants(line: string, found: readonly string[], checked: readonly string[]): string {
+  if (line.startsWith('variants.') || found.length === checked.length) return line;
+  return `${line}, in variant${found.length > 1 ? 's' : ''} ${found.join(', ')}`;
 }
 
 function variantModelKeys(variant: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -11,6 +11,13 @@ import type { CallSpec, ErrorSpec, FaultSpec, ModelSpec, ServiceSpec, TrafficSpe
 
 /** Services without `workers` but with shed keys get this many (the LoadShedder needs a finite number). */
 export const UNLIMITED_WORKERS = Number.MAX_SAFE_INTEGER;
+/** Instances of all services together, at most (each has its own LoadShedder, samplers and random streams). */
+export const MAX_TOTAL_INSTANCES = 10_000;
+/**
+ * Caller instance × callee instance pairs over every call edge, at most: each caller instance keeps a balancer, an
+ * outlier detector and per-window counters over all its callee's instances (1,000 × 1,000 is ~0.5 GB).
+ */
+export const MAX_INSTANCE_PAIRS = 1_000_000;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 type Dist =
@@ -78,6 +85,32 @@ function resolveService(name: string, input: ServiceInput, problems: Problem[]):
     parallel: input.parallel ?? false,
     seawall: input.seawall ?? true,
   };
+}
+
+/** The run's memory grows with instances and with caller × callee instance pairs: both are capped. */
+function checkInstanceCounts(services: ServiceSpec[], problems: Problem[]): void {
+  const byName = new Map(services.map((s) => [s.name, s]));
+  let total = 0;
+  let pairs = 0;
+  for (const service of services) {
+    total += service.instances;
+    for (const call of service.calls) pairs += service.instances * (byName.get(call.to)?.instances ?? 0);
+  }
+  const n = (x: number) => x.toLocaleString('en-US');
+  if (total > MAX_TOTAL_INSTANCES) {
+    problems.push({
+      path: 'services',
+      message: `${n(total)} instances in all; at most ${n(MAX_TOTAL_INSTANCES)}`,
+    });
+  }
+  if (pairs > MAX_INSTANCE_PAIRS) {
+    problems.push({
+      path: 'services',
+      message:
+        `${n(pairs)} caller × callee instance pairs over the calls; at most ${n(MAX_INSTANCE_PAIRS)} ` +
+        "(each caller instance keeps a balancer over its callee's instances)",
+    });
+  }
 }
 
 function checkCallGraph(services: ServiceSpec[], problems: Problem[]): void {
@@ -148,22 +181,33 @@ function resolveFault(input: FaultInput, index: number, names: Set<string>, prob
   };
 }
 
-/** Resolves a model; problems and warnings carry paths relative to the model's top level. */
-export function resolveModel(input: ModelInput, problems: Problem[], warnings: Problem[]): ModelSpec {
+/**
+ * Resolves a model; problems and warnings carry paths relative to the model's top level. `durationMs` is the run's
+ * (Infinity when unknown): what some settings cost depends on it.
+ */
+export function resolveModel(
+  input: ModelInput,
+  problems: Problem[],
+  warnings: Problem[],
+  durationMs = Number.POSITIVE_INFINITY,
+): ModelSpec {
   const services = Object.entries(input.services).map(([name, s]) => resolveService(name, s, problems));
   const names = new Set(services.map((s) => s.name));
   checkCallGraph(services, problems);
+  checkInstanceCounts(services, problems);
   const traffic: TrafficSpec[] = input.traffic.map((t, index) => {
     if (!names.has(t.to)) problems.push({ path: `traffic.${index}.to`, message: `no service named ${t.to}` });
     return { to: t.to, ratePerS: t.rate, patienceMs: t.patience ?? null };
   });
   if (services.length === 0) problems.push({ path: 'services', message: 'must define at least one service' });
-  const edges = resolveEdges(services, input.calls ?? {}, input.ownership, problems, warnings);
+  const edges = resolveEdges(services, input.calls ?? {}, input.ownership, problems, warnings, durationMs);
   const faults = (input.faults ?? []).map((f, index) => resolveFault(f, index, names, problems));
   faults.forEach((fault, index) => {
     const target = services.find((s) => s.name === fault.service);
     fault.instances?.forEach((k, i) => {
-      if (target !== undefined && k >= target.instances) {
+      if (fault.instances?.indexOf(k) !== i) {
+        problems.push({ path: `faults.${index}.instances.${i}`, message: `instance ${k} is listed twice` });
+      } else if (target !== undefined && k >= target.instances) {
         const count = target.instances;
         problems.push({
           path: `faults.${index}.instances.${i}`,

@@ -77,9 +77,22 @@ const callSchema = z.union(
   { error: say('must be a service name or { to: NAME, optional: true }') },
 );
 
+/**
+ * Instances of one service, at most. Every caller instance keeps a balancer (and an outlier detector) over all its
+ * callee's instances, so memory grows with callers × callees; the cap also stays below the detector's default
+ * `maxHosts` (1024), which would otherwise forget hosts of its own pool.
+ */
+export const MAX_INSTANCES = 1000;
+
+const instanceCount = z
+  .number({ error: say(`must be an integer from 1 to ${MAX_INSTANCES}`) })
+  .int({ error: `must be an integer from 1 to ${MAX_INSTANCES}` })
+  .min(1, { error: `must be an integer from 1 to ${MAX_INSTANCES}` })
+  .max(MAX_INSTANCES, { error: `must be an integer from 1 to ${MAX_INSTANCES}` });
+
 /** Keys of a service; the LoadShedder keys are checked by the policy's own validator. */
 export const serviceSchema = z.strictObject({
-  instances: integerAtLeastOne.optional(),
+  instances: instanceCount.optional(),
   workers: integerAtLeastOne.optional(),
   serviceTime: distSchema.optional(),
   errors: errorsSchema.optional(),
