@@ -1,5 +1,8 @@
 // Writes the latest Stryker result (reports/mutation/mutation.json) into docs/mutation.md: score table and survivors.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { BALANCER_REASONS } from './mutation-reasons-balancer.js';
+import { BREAKER_REASONS } from './mutation-reasons-breaker.js';
+import { OUTLIER_REASONS } from './mutation-reasons-outlier.js';
 
 interface Mutant {
   status: string;
@@ -15,7 +18,7 @@ interface Report {
  * Why each surviving mutant is equivalent: [file, a fragment of the mutated line, reason]. Matching on the line's text
  * (not its number) keeps the explanations attached when code above them moves. Unknown survivors are flagged.
  */
-const REASONS: [string, string, string][] = [
+const OWN_REASONS: [string, string, string][] = [
   [
     'backoff.ts',
     'if (!(baseMs > 0 && maxMs >= 0)) return 0;',
@@ -337,6 +340,7 @@ const REASONS: [string, string, string][] = [
     'killed by src/policy/mutation-run6.test.ts, written after run 6 for this survivor (to be confirmed by the next run)',
   ],
 ];
+const REASONS = [...OWN_REASONS, ...BALANCER_REASONS, ...BREAKER_REASONS, ...OUTLIER_REASONS];
 
 function reasonFor(file: string, line: string): string {
   const found = REASONS.find(([f, fragment]) => f === file && line.includes(fragment));

@@ -116,6 +116,11 @@ export function endpointOrigin(value: unknown, path: string, issues: ConfigIssue
     });
     return undefined;
   }
+  // Port 0 is no port a peer listens on (connecting to it fails at once, every attempt).
+  if (url.port === '0') {
+    issues.push({ path, message: `must name a port from 1 to 65535, got ${shown(value)}` });
+    return undefined;
+  }
   return url.origin;
 }
 

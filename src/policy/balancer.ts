@@ -118,6 +118,11 @@ export class Balancer {
    * read only by p2c.
    */
   pick(nowMs: number, previous: number, u1: number, u2: number): number {
+    // A bad draw is a driver bug: refused on every p2c pick, not only when two endpoints happen to be usable.
+    if (this.config.kind === 'p2c') {
+      checkDraw(u1);
+      checkDraw(u2);
+    }
     const n = this.endpoints.length;
     let count = this.markAvailable(nowMs);
     if (count * 100 < this.config.panicThreshold * n) {
@@ -146,9 +151,8 @@ export class Balancer {
 
   /** An attempt to endpoint `index` ended (answer, timeout, abort): once per started(). */
   ended(index: number): void {
-    if (index >= 0 && index < this.inFlight.length && (this.inFlight[index] as number) > 0) {
-      this.inFlight[index] = (this.inFlight[index] as number) - 1;
-    }
+    const load = this.load(index); // 0 for an index that names no endpoint: nothing to end
+    if (load > 0) this.inFlight[index] = load - 1;
   }
 
   /** Attempts in flight to endpoint `index`. */
@@ -192,8 +196,8 @@ export class Balancer {
 
   /** Power of two choices: two distinct usable endpoints from the draws; fewer in flight wins, the first on a tie. */
   private pickTwo(count: number, u1: number, u2: number): number {
-    const first = drawIndex(u1, count);
     if (count === 1) return this.nthUsable(0);
+    const first = drawIndex(u1, count);
     let second = drawIndex(u2, count - 1);
     if (second >= first) second++;
     const a = this.nthUsable(first);
@@ -214,8 +218,12 @@ export class Balancer {
   }
 }
 
-/** ⌊u × k⌋ clamped to [0, k − 1]; a draw outside [0, 1) or NaN is a driver bug. */
-function drawIndex(u: number, k: number): number {
+/** A draw outside [0, 1) or NaN is a driver bug. */
+function checkDraw(u: number): void {
   if (!(u >= 0 && u < 1)) throw new RangeError(`a draw must be in [0, 1), got ${u}`);
+}
+
+/** ⌊u × k⌋ clamped to [0, k − 1], for a draw u in [0, 1). */
+function drawIndex(u: number, k: number): number {
   return Math.min(k - 1, Math.floor(u * k));
 }

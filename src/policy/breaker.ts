@@ -266,7 +266,7 @@ export class CircuitBreaker {
     const fate = this.settle(permit, nowMs, 'failures');
     if (fate !== 'counted') return fate;
     if (permit.probe) {
-      this.probeSlots--;
+      // No slot to free: re-opening frees every probe slot (enter).
       this.n.probeFailures++;
       this.enter('open', nowMs);
       return fate;

@@ -167,8 +167,9 @@ export function validateOutlierDetectionConfig(
   for (const key of Object.keys(raw)) {
     if (KNOWN_KEYS.includes(key)) continue;
     const camel = camelOf(key);
+    // The key is unknown, so a known camelCase of it is another spelling of that key: Envoy's snake_case one.
     issues.push(
-      camel !== key && KNOWN_KEYS.includes(camel)
+      KNOWN_KEYS.includes(camel)
         ? { path: joinPath(path, key), message: `is Envoy's name; write ${camel}` }
         : unknownKey(joinPath(path, key), key, KNOWN_KEYS, 'is not an outlier detection option'),
     );
@@ -185,8 +186,10 @@ export function validateOutlierDetectionConfig(
   for (const key of COUNT_KEYS) {
     const value = raw[key];
     if (value === undefined) continue;
-    if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > UINT32_MAX) {
+    if (!Number.isInteger(value) || (value as number) < 0) {
       issues.push({ path: joinPath(path, key), message: 'must be an integer >= 0' });
+    } else if ((value as number) > UINT32_MAX) {
+      issues.push({ path: joinPath(path, key), message: `must be at most ${UINT32_MAX} (Envoy's UInt32Value)` });
     } else out[key] = value as number;
   }
   if (raw.maxHosts !== undefined) {

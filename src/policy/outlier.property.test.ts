@@ -129,7 +129,8 @@ class OutlierModel {
         const sd = Math.sqrt(sr.reduce((s, h) => s + (rate(h) - mean) ** 2, 0) / sr.length);
         const threshold = mean - (c.successRateStdevFactor / 1000) * sd;
         for (const h of sr) {
-          if (rate(h) < threshold) events.push(`${h.key}:${this.eject(h, 'SR', c.enforcingSuccessRate, now, draw)}`);
+          if (rate(h) < threshold - 1e-9)
+            events.push(`${h.key}:${this.eject(h, 'SR', c.enforcingSuccessRate, now, draw)}`);
         }
       }
       if (fp.length > 0 && fp.length >= c.failurePercentageMinimumHosts) {

@@ -17,6 +17,9 @@ import {
 } from './outlier-types.js';
 import type { Random } from './random.js';
 
+/** Success rates (percent, 0-100) closer than this to the success-rate threshold are ties (floating-point noise). */
+const RATE_ROUNDING = 1e-9;
+
 export * from './outlier-config.js';
 export * from './outlier-types.js';
 
@@ -206,12 +209,15 @@ export class OutlierDetector {
       const threshold = mean - (cfg.successRateStdevFactor / 1000) * Math.sqrt(variance);
       report.successRateAverage = mean;
       report.successRateEjectionThreshold = threshold;
+      // Below the threshold by more than rounding: hosts with the same rate must never eject each other, but a mean
+      // of equal doubles can round one unit above them (with a factor below 1000 the threshold then passes them).
+      const cut = threshold - RATE_ROUNDING;
       for (let i = 0; i < srHosts.length; i++) {
-        if ((srRates[i] as number) < threshold)
+        if ((srRates[i] as number) < cut)
           this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);
       }
     }
-    if (fpHosts.length > 0 && fpHosts.length >= cfg.failurePercentageMinimumHosts) {
+    if (fpHosts.length >= cfg.failurePercentageMinimumHosts) {
       for (let i = 0; i < fpHosts.length; i++) {
         const h = fpHosts[i] as HostState;
         // Envoy would eject a host the success-rate pass just ejected a second time; Seawall skips it.
@@ -405,7 +411,7 @@ export class OutlierDetector {
 }
 
 function drawOf(draw: Random | number | undefined, reason: EjectionReason, percent: number): number {
-  const u = typeof draw === 'object' ? draw.next() : draw;
+  const u = typeof draw === 'object' && draw !== null ? draw.next() : draw;
   if (typeof u !== 'number' || !(u >= 0 && u < 1)) {
     throw new RangeError(
       `OutlierDetector: ${reason} ejection is enforced at ${percent} %, which needs a draw u in [0, 1) (got ${u})`,

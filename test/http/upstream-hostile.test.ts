@@ -110,6 +110,15 @@ describe('endpoint lists a hostile caller writes', () => {
     ]);
   });
 
+  it('refuses port 0, which no peer listens on', () => {
+    expect(
+      issuesOf(() => createFetch({ policy: quick(), endpoints: ['http://127.0.0.1:0', 'http://[::1]:0'] })),
+    ).toEqual({
+      'endpoints.0': 'must name a port from 1 to 65535, got "http://127.0.0.1:0"',
+      'endpoints.1': 'must name a port from 1 to 65535, got "http://[::1]:0"',
+    });
+  });
+
   it('normalises IPv6 literals, case, default ports and trailing slashes before looking for duplicates', () => {
     const issues = issuesOf(() =>
       createFetch({
