@@ -25,7 +25,9 @@ show seed 1 unless a column says otherwise. The seed is \`../shared/seeds/000_76
 - *attempts / user* (amplification): attempts arriving at a service in the window ÷ users arriving in it.
 - *recovery*: seconds from the trigger's end until success, in 1 s bins, is back to 95 % of its before level for
   5 s; *never* if that does not happen in the run.
-- *wasted work*: the share of member-api's executions (DB queries) whose answer nobody waited for any more.`;
+- *wasted work*: the share of member-api's executions (DB queries) whose result could no longer reach a waiting
+  user when they finished: the user had gone, or some caller above the query (not only the direct one) no longer
+  waited for it.`;
 }
 
 /** The whole document, and the claims in its prose that the figures no longer bear out. */

@@ -40,6 +40,7 @@ import {
   WAITING,
   WORKING,
 } from './records.js';
+import { isWasted } from './wasted.js';
 
 /** A refusal's headers as a service without Seawall sends them: the standard Retry-After only (cached per refusal). */
 const WITHOUT_SEAWALL = new WeakMap<object, Readonly<Record<string, string>> | null>();
@@ -300,7 +301,7 @@ export class World implements EventHandler, FaultTarget {
     this.engine.after(this.networkIsZero ? 0 : this.network.sample(), EV_RESPONSE, request, outcome);
   }
 
-  /** Frees the worker, counts the execution (wasted if nobody waits for its answer any more), dequeues the next. */
+  /** Frees the worker, counts the execution (wasted.ts: wasted if no waiting user can get its result), dequeues the next. */
   finish(request: Request): void {
     const instance = request.instance;
     const service = instance.service;
@@ -310,8 +311,7 @@ export class World implements EventHandler, FaultTarget {
     request.slot = -1;
     service.inFlight--;
     if (!ran) return;
-    const waited = !request.user.ended && (request.reply === ENTRY || request.reply === WAITING);
-    this.metrics.executionFinished(service.index, !waited, this.engine.nowMs);
+    this.metrics.executionFinished(service.index, isWasted(request), this.engine.nowMs);
     const shedder = instance.shedder;
     if (shedder !== null) {
       shedder.onFinish(); // it ran, so it holds one of the shedder's worker slots
