@@ -14,6 +14,7 @@ export interface Knockout {
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
+import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
 
 const SHED = 'src/policy/shed.ts';
 const RETRY = 'src/policy/retry-call.ts';
@@ -365,4 +366,5 @@ export const KNOCKOUTS: Knockout[] = [
   },
   ...BREAKER_KNOCKOUTS,
   ...DRIVER_KNOCKOUTS,
+  ...LAB_KNOCKOUTS,
 ];

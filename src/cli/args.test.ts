@@ -60,7 +60,7 @@ describe('parseCommandLine', () => {
 
   it.each([
     [[], 'no command given'],
-    [['frobnicate'], "unknown command 'frobnicate' (the commands are: simulate, mesh, lint)"],
+    [['frobnicate'], "unknown command 'frobnicate' (the commands are: simulate, lab, mesh, lint)"],
     [['simulate'], 'simulate needs a scenario: a YAML file or a built-in name'],
     [['simulate', 'a', 'b'], 'simulate takes one scenario, got 2: a b'],
     [['simulate', 'x', '--bogus'], 'unknown option --bogus'],
@@ -127,6 +127,64 @@ describe('parseCommandLine: mesh and lint', () => {
       format: 'istio',
       out: 'd',
     });
+  });
+
+  it('reads lab with its defaults and options', () => {
+    expect(parseCommandLine(['lab'])).toMatchObject({
+      kind: 'lab',
+      target: 'checkout-incident',
+      variants: [],
+      scale: undefined,
+      durationMs: undefined,
+      db: undefined,
+      json: false,
+    });
+    const command = parseCommandLine([
+      'lab',
+      'x.yaml',
+      '--variant',
+      'bad,good',
+      '--variant',
+      'bad',
+      '--scale',
+      '0.05',
+      '--duration',
+      '2m',
+      '--db',
+      'postgres://u:secret@127.0.0.1:5432/d',
+      '--seed',
+      '7',
+      '--out',
+      'o',
+    ]);
+    expect(command).toMatchObject({
+      kind: 'lab',
+      target: 'x.yaml',
+      variants: ['bad', 'good'],
+      scale: 0.05,
+      durationMs: 120_000,
+      db: 'postgres://u:secret@127.0.0.1:5432/d',
+      seed: 7,
+      out: 'o',
+    });
+    // the reproduce line goes into reports: it never carries the database URL (and its password)
+    expect((command as { reproduce: string }).reproduce).not.toContain('secret');
+    expect(parseCommandLine(['lab', '--duration', '1500ms'])).toMatchObject({ durationMs: 1500 });
+  });
+
+  it.each([
+    [['lab', 'a', 'b'], 'lab takes at most one scenario, got 2: a b'],
+    [['lab', '--scale', '0'], "--scale: '0' is not a number in (0, 1]"],
+    [['lab', '--scale', '2'], "--scale: '2' is not a number in (0, 1]"],
+    [['lab', '--scale', 'NaN'], "--scale: 'NaN' is not a number in (0, 1]"],
+    [['lab', '--duration', '45'], "--duration: '45' needs a unit: 45s or 45m"],
+    [['lab', '--duration', 'soon'], "--duration: 'soon' is not a duration such as 45s or 2m"],
+    [['lab', '--duration', '2h'], "--duration: '2h' is not a duration such as 45s or 2m"],
+    [['lab', '--duration', '500ms'], '--duration: 500ms is outside 1 s to 1 h'],
+    [['lab', '--db', 'mysql://x'], "--db: expected a postgres:// URL, got 'mysql://x'"],
+    [['lab', '--variant', ','], '--variant needs a variant name'],
+  ])('%j is a usage error: %s', (argv, message) => {
+    expect(usageMessage(argv)).toBe(message);
   });
 
   it('reads lint', () => {

@@ -54,7 +54,22 @@ export interface LintCommand {
   json: boolean;
 }
 
-export type HelpTopic = 'main' | 'simulate' | 'mesh' | 'lint';
+export interface LabCommand {
+  kind: 'lab';
+  /** A scenario file or built-in name (default checkout-incident). */
+  target: string;
+  variants: string[];
+  scale: number | undefined;
+  durationMs: number | undefined;
+  db: string | undefined;
+  seed: number | undefined;
+  out: string | undefined;
+  json: boolean;
+  /** The command line that reproduces the run, for the report. */
+  reproduce: string;
+}
+
+export type HelpTopic = 'main' | 'simulate' | 'mesh' | 'lint' | 'lab';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -62,7 +77,8 @@ export type Command =
   | SimulateCommand
   | MeshImportCommand
   | MeshExportCommand
-  | LintCommand;
+  | LintCommand
+  | LabCommand;
 
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
@@ -77,16 +93,20 @@ const OPTIONS = {
   scenario: { type: 'string' },
   format: { type: 'string' },
   namespace: { type: 'string' },
+  scale: { type: 'string' },
+  duration: { type: 'string' },
+  db: { type: 'string' },
 } as const;
 
 const SIMULATE_ONLY = ['variant', 'seed', 'seeds', 'json', 'out', 'list'] as const;
 /** Options of the mesh and lint commands, which simulate does not take. */
-const MESH_OPTIONS = ['map', 'scenario', 'format', 'namespace'] as const;
+const MESH_OPTIONS = ['map', 'scenario', 'format', 'namespace', 'scale', 'duration', 'db'] as const;
 /** Which options each of the other commands takes. */
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'mesh import': ['map', 'scenario', 'variant', 'out', 'json'],
   'mesh export': ['variant', 'format', 'out', 'namespace'],
   lint: ['variant', 'json', 'map'],
+  lab: ['variant', 'scale', 'duration', 'db', 'seed', 'out', 'json'],
 };
 
 type Values = Record<string, unknown>;
@@ -195,6 +215,63 @@ export function parseSeedList(text: string): number[] {
   return seeds;
 }
 
+/** A duration with its unit (45s, 2m, 1500ms), for --duration; a bare number is refused. */
+function parseDurationOption(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
+  if (m === null) throw new UsageError(`--duration: '${text}' is not a duration such as 45s or 2m`);
+  const value = Number(m[1]);
+  if (m[2] === undefined) throw new UsageError(`--duration: '${text}' needs a unit: ${text}s or ${text}m`);
+  const ms = m[2] === 's' ? value * 1000 : m[2] === 'm' ? value * 60_000 : value;
+  if (!(ms >= 1000 && ms <= 3_600_000)) throw new UsageError(`--duration: ${text} is outside 1 s to 1 h`);
+  return Math.round(ms);
+}
+
+function parseLab(rest: string[], values: Values): Command {
+  refuseOthers(values, 'lab');
+  if (rest.length > 1) throw new UsageError(`lab takes at most one scenario, got ${rest.length}: ${rest.join(' ')}`);
+  const target = rest[0] ?? 'checkout-incident';
+  if (target === '') throw new UsageError('the scenario name is empty');
+  const variants: string[] = [];
+  for (const item of (values.variant as string[] | undefined) ?? []) {
+    for (const name of item.split(',')) {
+      const trimmed = name.trim();
+      if (trimmed === '') throw new UsageError('--variant needs a variant name');
+      if (!variants.includes(trimmed)) variants.push(trimmed);
+    }
+  }
+  let scale: number | undefined;
+  if (values.scale !== undefined) {
+    const text = String(values.scale).trim();
+    scale = /^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (!(scale > 0 && scale <= 1)) throw new UsageError(`--scale: '${values.scale}' is not a number in (0, 1]`);
+  }
+  const durationMs = values.duration === undefined ? undefined : parseDurationOption(String(values.duration));
+  const db = nonEmpty(values.db, 'db');
+  if (db !== undefined && !/^postgres(ql)?:\/\//.test(db)) {
+    throw new UsageError(`--db: expected a postgres:// URL, got '${db}'`);
+  }
+  const seed = values.seed === undefined ? undefined : parseSeed(String(values.seed), '--seed');
+  const out = nonEmpty(values.out, 'out');
+  const parts = ['npx', 'seawall', 'lab', target];
+  for (const v of variants) parts.push('--variant', v);
+  if (scale !== undefined) parts.push('--scale', String(scale));
+  if (values.duration !== undefined) parts.push('--duration', String(values.duration));
+  if (seed !== undefined) parts.push('--seed', String(seed));
+  if (out !== undefined) parts.push('--out', out);
+  return {
+    kind: 'lab',
+    target,
+    variants,
+    scale,
+    durationMs,
+    db,
+    seed,
+    out,
+    json: values.json === true,
+    reproduce: parts.map(shellQuote).join(' '),
+  };
+}
+
 /** Parses argv (without node and the script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): Command {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
@@ -212,13 +289,14 @@ export function parseCommandLine(argv: readonly string[]): Command {
     if (stray) throw new UsageError(`--${stray} belongs to a command, e.g. seawall simulate <scenario> --${stray} ...`);
     throw new UsageError('no command given');
   }
-  if (command === 'mesh' || command === 'lint') {
+  if (command === 'mesh' || command === 'lint' || command === 'lab') {
     if (values.help) return { kind: 'help', topic: command };
     if (values.version) throw new UsageError('--version takes no command: seawall --version');
+    if (command === 'lab') return parseLab(rest, values);
     return command === 'mesh' ? parseMesh(rest, values) : parseLint(rest, values);
   }
   if (command !== 'simulate') {
-    throw new UsageError(`unknown command '${command}' (the commands are: simulate, mesh, lint)`);
+    throw new UsageError(`unknown command '${command}' (the commands are: simulate, lab, mesh, lint)`);
   }
   if (values.help) return { kind: 'help', topic: 'simulate' };
   const meshOnly = MESH_OPTIONS.find((name) => values[name] !== undefined);
@@ -304,8 +382,31 @@ Options:
 Exit codes: 0 no errors (warnings allowed), 1 errors found or the input is invalid, 2 the command line is wrong.
 Example: seawall lint checkout-incident --variant bad`;
 
+const LAB_HELP = `Usage: seawall lab [scenario] [--variant NAME ...] [--scale S] [--duration D] [--db URL] [--seed N]
+                  [--out DIR] [--json]
+
+Replays a scenario on real processes: one Node.js process per service on 127.0.0.1 running Seawall's own
+client and middleware as the variant says, PostgreSQL behind the service that does the work (each request a
+pg_sleep query of its service time), open-loop Poisson users with the scenario's patience, the faults on
+schedule. Then runs the simulator on the same scaled scenario and sets the two side by side.
+
+Options:
+  scenario         a scenario file or built-in name (default checkout-incident)
+  --variant NAME   run only this variant; repeat it or use commas (default: every variant)
+  --scale S        rates and pool sizes x S, in (0, 1] (default 0.1: 70 users/s, 5 DB connections)
+  --duration D     run this long instead of the scenario's duration (45s, 2m; not shorter than its windows)
+  --db URL         use this PostgreSQL (postgres://...); default: a throwaway cluster started and removed here
+  --seed N         the random seed of arrivals, service times and jitter (default 1)
+  --out DIR        write DIR/summary.json, DIR/timeseries.csv and DIR/report.html
+  --json           print summary.json on stdout instead of the table
+
+Needs PostgreSQL's server binaries (Debian: apt-get install postgresql) unless --db is given, and the pg package.
+Exit codes: 0 done, 1 the lab could not run, 2 the command line is wrong.
+Example: seawall lab checkout-incident --variant bad,good --out out/lab`;
+
 export function helpText(topic: HelpTopic, version: string): string {
   if (topic === 'mesh') return `${MESH_HELP}\n`;
+  if (topic === 'lab') return `${LAB_HELP}\n`;
   if (topic === 'lint') return `${LINT_HELP}\n`;
   const simulate = `Usage: seawall simulate <file.yaml | built-in> [options]
        seawall simulate --list              list the built-in scenarios
@@ -333,6 +434,7 @@ Usage: seawall <command> [options]
 
 Commands:
   simulate <file.yaml | built-in>   run a scenario and report (seawall simulate --help)
+  lab [scenario]                    replay it on real processes and PostgreSQL, beside the simulator (seawall lab --help)
   mesh import <mesh.yaml>           Envoy / Istio settings -> a Seawall scenario (seawall mesh --help)
   mesh export <scenario>            a variant's policy -> Envoy and Istio config (seawall mesh --help)
   lint <file>                       retry amplification and risky settings (seawall lint --help)

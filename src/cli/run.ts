@@ -123,6 +123,9 @@ function dispatch<S>(command: Command, io: CliIo, sim: SimulatorApi<S>): Promise
       return EXIT_OK;
     case 'simulate':
       return runSimulate(command, io, sim);
+    case 'lab':
+      // Loaded only for this command: pg, the lab's processes and its report stay out of the other commands.
+      return import('../lab/cli.js').then((lab) => lab.runLabCommand(command, io));
     case 'mesh-import':
     case 'mesh-export':
     case 'lint':

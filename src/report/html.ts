@@ -15,6 +15,12 @@ export interface HtmlReportOptions {
   faultIntervals?: [number, number][];
   /** The service whose arrivals each variant's own chart shows (the deepest one); default: the last service. */
   focusService?: string;
+  /** What the page reports, beside the scenario's name (default "Seawall simulation report"). */
+  kind?: string;
+  /** Trusted HTML placed before the charts (the lab's verdict table); the caller escapes what it embeds. */
+  introHtml?: string;
+  /** The line under the title, as text (default: the simulated duration, runs and events). */
+  meta?: string;
 }
 
 /** One chart the browser script draws: a field of one service's series, one line per variant. */
@@ -272,7 +278,8 @@ footer { color: var(--muted); margin-top: 28px; font-size: 12px; }
 /** The whole report page. Pure: the same result and options give the same bytes. */
 export function renderReportHtml(result: SimulationResult, options: HtmlReportOptions): string {
   const data = buildChartData(result, options);
-  const title = `Seawall simulation: ${result.scenario}`;
+  const kind = options.kind ?? 'Seawall simulation report';
+  const title = options.kind === undefined ? `Seawall simulation: ${result.scenario}` : `${kind}: ${result.scenario}`;
   const windows = Object.entries(result.windows)
     .map(([name, [from, to]]) => `${escapeHtml(name)} ${from}–${to} s`)
     .join(' · ');
@@ -312,13 +319,13 @@ export function renderReportHtml(result: SimulationResult, options: HtmlReportOp
 </head>
 <body>
 <main>
-<h1>${escapeHtml(result.scenario)} <small>Seawall simulation report</small></h1>
-<p class="meta">${result.durationS} s simulated · ${runs} · ${result.engine.events.toLocaleString('en-US')} events${windows ? ` · windows: ${windows}` : ''}</p>
+<h1>${escapeHtml(result.scenario)} <small>${escapeHtml(kind)}</small></h1>
+<p class="meta">${options.meta === undefined ? `${result.durationS} s simulated · ${runs} · ${result.engine.events.toLocaleString('en-US')} events` : escapeHtml(options.meta)}${windows ? ` · windows: ${windows}` : ''}</p>
 <p class="meta">Reproduce with:</p>
 <pre class="cmd"><code>${escapeHtml(options.command)}</code></pre>
 <div class="controls">${seedControl}${trigger}<label><input type="checkbox" id="log-scale"> log scale for counts</label><span>Click a legend entry to hide that variant in every chart.</span></div>
 <p id="chart-status">Charts need JavaScript.</p>
-<h2>All variants over time (1 s bins)</h2>
+${options.introHtml === undefined ? '' : `${options.introHtml}\n`}<h2>All variants over time (1 s bins)</h2>
 <div class="charts">
 ${cards}
 </div>
