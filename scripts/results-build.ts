@@ -1,6 +1,6 @@
 // Builds docs/results.md in memory: runs the built-in scenarios (and the derived sweeps) and renders the document.
 
-import { loadScenario, type Scenario, type SimulationResult, simulate, type VariantSpec } from '../src/index.js';
+import { loadScenario, type Scenario, type SimulationResult, simulate, type VariantSpec } from '../src/sim/index.js';
 import {
   FAST_ERROR_BASES,
   FAST_ERROR_SWEEPS,

@@ -1,6 +1,6 @@
 // Building blocks of docs/results.md: the results' shape, number formats, Markdown tables and look-ups into runs.
 
-import type { RunSummary, SimulationResult, TimeseriesRow } from '../src/index.js';
+import type { RunSummary, SimulationResult, TimeseriesRow } from '../src/sim/index.js';
 import type { QueueingCheck } from './results-queueing.js';
 
 /** One sweep of the seed's fast-error question: checkout-fast-errors' variants at several failure rates. */

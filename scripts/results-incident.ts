@@ -1,6 +1,6 @@
 // Sections 1-4 of docs/results.md: the incident, the seed's table beside Seawall's, total failure, a normal day.
 
-import type { SimulationResult } from '../src/index.js';
+import type { SimulationResult } from '../src/sim/index.js';
 import {
   amp,
   type Claims,

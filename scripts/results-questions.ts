@@ -1,6 +1,6 @@
 // Sections 5-8 of docs/results.md: the seed's open questions (fast errors, budget ratio, many clients), queueing, gaps.
 
-import type { SimulationResult } from '../src/index.js';
+import type { SimulationResult } from '../src/sim/index.js';
 import {
   amp,
   type Claims,

@@ -1,6 +1,6 @@
 // Queueing checks for docs/results.md: mmc-erlang and mmck-blocking runs beside Erlang C and M/M/c/K formulas.
 
-import { loadScenario, runVariant } from '../src/index.js';
+import { loadScenario, runVariant } from '../src/sim/index.js';
 
 /** Erlang C: probability that an arrival waits in M/M/c with offered load a = λ/μ (Erlangs). */
 export function erlangC(servers: number, offeredErlangs: number): number {

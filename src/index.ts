@@ -1,5 +1,5 @@
-// Public API of the seawall package: re-exports only.
+// The package root, `seawall`: the HTTP drivers and the sans-I/O policy core (re-exports only). The simulator is
+// `seawall/sim` (it loads yaml and zod, which the drivers never need); the core alone is `seawall/policy`.
 
 export * from './http/index.js';
 export * from './policy/index.js';
-export * from './sim/index.js';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Claims, mdTable, num, pct, type Results, recoveryVerdict, zeroStretch } from '../scripts/results-format.js';
 import { headline } from '../scripts/results-incident.js';
-import type { RunSummary, SimulationResult, TimeseriesRow } from '../src/index.js';
+import type { RunSummary, SimulationResult, TimeseriesRow } from '../src/sim/index.js';
 
 /** FIXTURE: invented figures in the shape of a checkout-incident run. */
 function run(variant: string, seed: number, recoverySeconds: number | null, during: number): RunSummary {

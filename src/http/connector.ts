@@ -1,7 +1,15 @@
 // An undici connector that lets retryInterceptor close at once a connection it gave up on while it was being set up.
 
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
+
+/** undici, loaded when a connector is first built: importing Seawall's drivers must not cost undici's load time. */
+let undici: typeof import('undici') | undefined;
+function loadUndici(): typeof import('undici') {
+  undici ??= createRequire(import.meta.url)('undici') as typeof import('undici');
+  return undici;
+}
 
 /** Whoever is dispatching right now and wants to know the socket its dispatch opens (set around dispatch()). */
 export interface SocketWatcher {
@@ -49,7 +57,7 @@ export class ConnectAbandonedError extends Error {
  * TLS and connection options you would give the Agent's `connect` (and `allowH2: true` for HTTP/2).
  */
 export function seawallConnector(options?: buildConnector.BuildOptions): buildConnector.connector {
-  const connect = buildConnector(options ?? {}) as unknown as (
+  const connect = loadUndici().buildConnector(options ?? {}) as unknown as (
     options: buildConnector.Options,
     callback: buildConnector.Callback,
   ) => Socket | undefined;

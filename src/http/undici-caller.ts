@@ -1,6 +1,6 @@
 // How retryInterceptor talks to the caller's undici handler: raw (legacy API, no header conversion) or as objects (controller API).
 
-import { type Dispatcher, util } from 'undici';
+import type { Dispatcher } from 'undici';
 
 /** Header names and values as undici's core reports them: [name, value, name, value, ...]. */
 export type RawHeaders = ReadonlyArray<Buffer | string | ReadonlyArray<Buffer | string>>;
@@ -78,9 +78,28 @@ export class LegacySink implements CallerSink {
   }
 }
 
-/** Headers as the controller API wants them: lower-case names, repeated headers as arrays. */
-function headerObject(raw: RawHeaders): Record<string, string | string[]> {
-  return util.parseHeaders(raw as Buffer[]) as Record<string, string | string[]>;
+/**
+ * Headers as the controller API wants them, as undici's util.parseHeaders gives them (without loading undici here):
+ * lower-case names, values decoded as latin1 (HTTP's bytes, one char each), a repeated header as an array in order.
+ * A `__proto__` header is an own property like any other.
+ */
+export function headerObject(raw: RawHeaders): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const text = (v: Buffer | string) => (typeof v === 'string' ? v : v.toString('latin1'));
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = text(raw[i] as Buffer | string).toLowerCase();
+    const value = raw[i + 1] as Buffer | string | ReadonlyArray<Buffer | string>;
+    const values = Array.isArray(value) ? value.map(text) : [text(value as Buffer | string)];
+    const previous = Object.hasOwn(out, name) ? out[name] : undefined;
+    let next: string | string[];
+    if (previous === undefined) next = Array.isArray(value) ? values : (values[0] as string);
+    else if (Array.isArray(previous)) {
+      previous.push(...values);
+      continue;
+    } else next = [previous, ...values];
+    Object.defineProperty(out, name, { value: next, enumerable: true, configurable: true, writable: true });
+  }
+  return out;
 }
 
 /** Parsed events to a handler that speaks only the controller API (e.g. another interceptor's). */
