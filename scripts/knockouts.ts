@@ -1,9 +1,11 @@
 // Switches each tested mechanism off in turn (scripts/knockouts-list.ts) and checks that its tests turn red.
-// Run: npm run knockouts [-- ID ...] [--no-baseline]   (`--doc` only rewrites the table in docs/testing.md)
+// Run: npm run knockouts [-- ID ...] [--no-baseline] [--lanes N]   (`--doc` only rewrites the table in docs/testing.md)
 // The source is restored after every knock-out, also on Ctrl-C; a knock-out its tests miss fails the run.
 
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { knockoutTable, replaceTable } from './knockouts-doc.js';
 import { KNOCKOUTS, type Knockout } from './knockouts-list.js';
@@ -29,13 +31,13 @@ interface TestRun {
   out: string;
 }
 
-/** Runs vitest on `files`. */
-function runTests(files: string[]): Promise<TestRun> {
+/** Runs vitest on `files` in the tree at `root` (the checkout, or a lane's copy of it). */
+function runTests(files: string[], root = ROOT): Promise<TestRun> {
   const started = performance.now();
   return new Promise((resolve) => {
     const reporters = ['--reporter=dot', '--reporter=./test/count-reporter.ts'];
     const child = spawn(process.execPath, [VITEST, 'run', ...reporters, ...files], {
-      cwd: ROOT,
+      cwd: root,
       stdio: ['ignore', 'pipe', 'ignore'],
       detached: true,
     });
@@ -60,22 +62,42 @@ function runTests(files: string[]): Promise<TestRun> {
   });
 }
 
-let restore: (() => void) | null = null;
+/** What undoes the knock-outs in progress (one per lane), and the lanes' copies to remove, also on Ctrl-C. */
+const restores = new Set<() => void>();
+const copies: string[] = [];
 process.on('SIGINT', () => {
-  restore?.();
+  for (const restore of restores) restore();
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
   process.exit(130);
 });
 
-/** Applies the knock-out, runs its tests, restores the file. */
-async function knockOut(k: Knockout): Promise<string | null> {
-  const path = `${ROOT}${k.file}`;
+/**
+ * A copy of the checkout for a second lane: every tracked top-level entry but node_modules (linked) and what runs
+ * leave behind (out/, reports/, .git). Knock-outs in different lanes then edit different files.
+ */
+function laneCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'seawall-knockouts-'));
+  copies.push(dir);
+  const skip = new Set(['node_modules', '.git', 'out', 'reports']);
+  for (const entry of readdirSync(ROOT)) {
+    if (skip.has(entry) || entry.startsWith('.stryker-tmp')) continue;
+    cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return `${dir}/`;
+}
+
+/** Applies the knock-out in the tree at `root`, runs its tests there, restores the file. */
+async function knockOut(k: Knockout, root = ROOT): Promise<string | null> {
+  const path = `${root}${k.file}`;
   const original = readFileSync(path, 'utf8');
   const count = original.split(k.find).length - 1;
   if (count !== 1) return `"${k.find}" occurs ${count} times in ${k.file} (must be once): update the list`;
-  restore = () => writeFileSync(path, original);
+  const restore = () => writeFileSync(path, original);
+  restores.add(restore);
   try {
     writeFileSync(path, original.replace(k.find, k.replace));
-    const { code, failed, ms } = await runTests(k.tests);
+    const { code, failed, ms } = await runTests(k.tests, root);
     const seconds = (ms / 1000).toFixed(1);
     if (code === null) return `its tests ran past ${LIMIT_MS / 1000} s (killed): a red that needs a timeout`;
     if (code === 0) return `its tests stayed green (${seconds} s)`;
@@ -85,7 +107,7 @@ async function knockOut(k: Knockout): Promise<string | null> {
     return null;
   } finally {
     restore();
-    restore = null;
+    restores.delete(restore);
   }
 }
 
@@ -98,7 +120,11 @@ async function main(): Promise<void> {
   }
   // --no-baseline: the caller has just run these tests green on this source (.ci/run runs npm test first).
   const skipBaseline = args.includes('--no-baseline');
-  const ids = args.filter((a) => a !== '--no-baseline');
+  // --lanes N: N knock-outs at a time, each lane in its own copy of the tree (the first in the checkout itself).
+  const lanesAt = args.indexOf('--lanes');
+  const lanes = lanesAt < 0 ? 1 : Number(args[lanesAt + 1]);
+  if (!Number.isInteger(lanes) || lanes < 1 || lanes > 8) throw new Error('--lanes needs a whole number from 1 to 8');
+  const ids = args.filter((a, i) => a !== '--no-baseline' && i !== lanesAt && i !== lanesAt + 1);
   const unknown = ids.filter((id) => !KNOCKOUTS.some((k) => k.id === id));
   if (unknown.length > 0) throw new Error(`no knock-out named ${unknown.join(', ')}`);
   const chosen = ids.length === 0 ? KNOCKOUTS : KNOCKOUTS.filter((k) => ids.includes(k.id));
@@ -114,12 +140,21 @@ async function main(): Promise<void> {
     }
   }
   const missed: string[] = [];
-  for (const k of chosen) {
-    const problem = await knockOut(k);
-    if (problem !== null) {
-      missed.push(`${k.id}: ${problem}`);
-      log(`  MISSED: ${k.id}: ${problem}`);
+  const queue = [...chosen];
+  const lane = async (root: string) => {
+    for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
+      const problem = await knockOut(k, root);
+      if (problem !== null) {
+        missed.push(`${k.id}: ${problem}`);
+        log(`  MISSED: ${k.id}: ${problem}`);
+      }
     }
+  };
+  try {
+    const roots = [ROOT, ...Array.from({ length: Math.min(lanes, chosen.length) - 1 }, laneCopy)];
+    await Promise.all(roots.map(lane));
+  } finally {
+    for (const dir of copies.splice(0)) rmSync(dir, { recursive: true, force: true });
   }
   log(`${chosen.length - missed.length} of ${chosen.length} knock-outs caught`);
   if (missed.length > 0) process.exitCode = 1;

@@ -95,6 +95,38 @@ describe('built-in scenarios', () => {
     expect(percent).toEqual({ kind: 'percent', percent: 20, minConcurrency: 3 });
   });
 
+  it("says a scenario is one YAML document when a file holds several (not the YAML library's advice)", () => {
+    const problems = problemsOf('name: a\nduration: 10s\n---\nname: b\n');
+    expect(problems).toEqual([
+      'line 3, column 1: a scenario is one YAML document; this file has more (a second starts at this `---`): split it',
+    ]);
+  });
+
+  it('refuses a bare number where a time is meant: duration, windows and patience need a unit (0 needs none)', () => {
+    const bare = MINIMAL.replace('duration: 10s', 'duration: 10\nwindows: { before: [0, 5000] }').replace(
+      'patience: 1s',
+      'patience: 2',
+    );
+    expect(problemsOf(bare)).toEqual([
+      'duration: 10 has no unit: write 10ms or 10s',
+      'windows.before.1: 5000 has no unit: write 5000ms or 5000s',
+      'traffic.0.patience: 2 has no unit: write 2ms or 2s',
+    ]);
+    expect(() =>
+      parseScenario(MINIMAL.replace('duration: 10s', 'duration: 10s\nwindows: { all: [0, 10s] }'), 'x'),
+    ).not.toThrow();
+  });
+
+  it('warns of a fault that starts at or after the end of the run: it would silently never happen', () => {
+    const late = parseScenario(
+      `${MINIMAL.replace('duration: 10s', 'duration: 60s')}faults:\n  - { service: db, at: 60s, for: 5s, workers: 1 }\n  - { service: db, at: 10s, for: 5s, workers: 1 }\n`,
+      'late.yaml',
+    );
+    expect(late.warnings.filter((w) => w.includes('never happens'))).toEqual([
+      'faults.0.at: starts at 60 s, at or after the end of the run (60 s): it never happens',
+    ]);
+  });
+
   it('accepts a file without variants as one variant named default', () => {
     const scenario = parseScenario(MINIMAL, 'mini.yaml');
     expect(scenario.variants.map((v) => v.name)).toEqual(['default']);

@@ -83,7 +83,10 @@ function parseYaml(yamlText: string, sourceName: string): Record<string, unknown
       sourceName,
       doc.errors.map((e) => {
         const at = e.linePos?.[0];
-        const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        let message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+        if (/multiple documents/i.test(message)) {
+          message = 'a scenario is one YAML document; this file has more (a second starts at this `---`): split it';
+        }
         return `${at ? `line ${at.line}, column ${at.col}` : '(yaml)'}: ${message}`;
       }),
     );

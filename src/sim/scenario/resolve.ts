@@ -222,6 +222,14 @@ export function resolveModel(
       });
     }
   });
+  faults.forEach((fault, index) => {
+    if (Number.isFinite(durationMs) && fault.startMs >= durationMs) {
+      warnings.push({
+        path: `faults.${index}.at`,
+        message: `starts at ${fault.startMs / 1000} s, at or after the end of the run (${durationMs / 1000} s): it never happens`,
+      });
+    }
+  });
   for (const fault of faults) {
     if (fault.surge !== 1 && fault.service !== null && !traffic.some((t) => t.to === fault.service)) {
       const index = faults.indexOf(fault);

@@ -24,6 +24,17 @@ export const durationMs = z.unknown().transform((value, ctx) => {
 
 const positiveDurationMs = durationMs.refine((ms) => ms > 0, { error: 'must be greater than 0' });
 
+/**
+ * A time the reader of a scenario must not misread: the run's duration, a window's bounds, a user's patience. A bare
+ * number would silently mean milliseconds (`patience: 2` is 2 ms, not 2 s), so these need a unit; 0 needs none.
+ */
+const unitDurationMs = z.unknown().superRefine((value, ctx) => {
+  if (typeof value === 'number' && value !== 0) {
+    ctx.addIssue({ code: 'custom', message: `${value} has no unit: write ${value}ms or ${value}s` });
+  }
+});
+const withUnit = <T extends z.ZodType>(schema: T) => unitDurationMs.pipe(schema);
+
 const distObject = z.discriminatedUnion(
   'dist',
   [
@@ -113,7 +124,7 @@ export const SHED_KEYS = ['queueLimit', 'retryAfter', 'dropExpired', 'discipline
 const trafficSchema = z.strictObject({
   to: z.string({ error: say('must be a service name') }),
   rate: z.number({ error: say('must be a number of requests per second') }).positive({ error: 'must be > 0' }),
-  patience: positiveDurationMs.optional(),
+  patience: withUnit(positiveDurationMs).optional(),
 });
 
 const instanceIndex = z
@@ -140,7 +151,7 @@ const faultSchema = z.strictObject({
 });
 
 const windowSchema = z
-  .array(durationMs, { error: say('must be [start, end], e.g. [40s, 50s]') })
+  .array(withUnit(durationMs), { error: say('must be [start, end], e.g. [40s, 50s]') })
   .length(2, { error: 'must be [start, end], e.g. [40s, 50s]' });
 
 const mapping = { error: say('must be a mapping') };
@@ -187,7 +198,7 @@ export const fileSchema = z.strictObject(
     }),
     description: z.string({ error: say('must be a string') }).optional(),
     extends: z.string().optional(),
-    duration: positiveDurationMs,
+    duration: withUnit(positiveDurationMs),
     windows: z.record(z.string(), windowSchema, mapping).optional(),
     variants: z.record(z.string(), variantSchema, mapping).optional(),
     traffic: z.unknown(),
