@@ -1,6 +1,6 @@
 // runLab(): replays a scenario's variants on real processes and a real database, beside the simulator's prediction.
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -15,6 +15,7 @@ import { OpenLoopUsers } from './load.js';
 import { labSummary } from './metrics.js';
 import { type LabPlan, planOf, type ServicePlan, startOrder } from './plan.js';
 import { startThrowawayCluster } from './postgres.js';
+import { isAlive } from './postgres-pids.js';
 import { ServiceProcess } from './processes.js';
 import { scaleModel } from './scale.js';
 import type { FaultState } from './service.js';
@@ -143,6 +144,28 @@ async function runOnProcesses(
   }
 }
 
+const RUN_DIR_PREFIX = 'seawall-lab-run-';
+
+/**
+ * Where the processes hand over their records: inside the throwaway cluster's dir when there is one (whatever
+ * removes the cluster, a Ctrl-C or the watchdog after a SIGKILL included, removes them too); with --db a temp dir
+ * named for this process, and the dirs of lab processes that are gone (killed before they could clean up) go first.
+ */
+function recordsDir(clusterDir: string | undefined): string {
+  if (clusterDir !== undefined) {
+    const dir = join(clusterDir, 'records');
+    mkdirSync(dir);
+    return dir;
+  }
+  for (const name of readdirSync(tmpdir())) {
+    const pid = Number(/^seawall-lab-run-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isInteger(pid) && pid !== process.pid && !isAlive(pid)) {
+      rmSync(join(tmpdir(), name), { recursive: true, force: true });
+    }
+  }
+  return mkdtempSync(join(tmpdir(), `${RUN_DIR_PREFIX}${process.pid}-`));
+}
+
 /** Runs every requested variant in the lab, then the simulator on the same scaled model, and compares them. */
 export async function runLab(options: LabOptions): Promise<LabResult> {
   const { scenario } = options;
@@ -172,7 +195,7 @@ export async function runLab(options: LabOptions): Promise<LabResult> {
   const dbUrl = options.db ?? (cluster?.url as string);
   // SEAWALL_LAB_KEEP_RECORDS=DIR keeps each process's raw records (DIR/<service>.records.json) for a look afterwards.
   const keep = process.env.SEAWALL_LAB_KEEP_RECORDS;
-  const workDir = keep !== undefined && keep !== '' ? keep : mkdtempSync(join(tmpdir(), 'seawall-lab-'));
+  const workDir = keep !== undefined && keep !== '' ? keep : recordsDir(cluster?.dir);
   try {
     const results: LabVariantResult[] = [];
     for (const { spec, model, plan } of variants) {

@@ -21,9 +21,11 @@ function labProcesses(): string[] {
   const out = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
   return out.split('\n').filter((line) => line.includes('lab/service-main'));
 }
-/** Throwaway cluster directories left in the temp dir. */
+/** Throwaway cluster directories, and the lab's own temp dirs, left in the temp dir. */
 function clusterDirs(): string[] {
-  return readdirSync(tmpdir()).filter((name) => name.startsWith('seawall-lab-pg-'));
+  return readdirSync(tmpdir()).filter(
+    (name) => name.startsWith('seawall-lab-') && !name.startsWith('seawall-lab-e2e-'),
+  );
 }
 
 interface Run {
