@@ -75,10 +75,10 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-fault-per-instance',
     mechanism: "a fault's instances: it hits only the instances it lists",
-    file: 'src/sim/model/faults.ts',
-    find: 'if (fault.instances !== null && !fault.instances.includes(instance.index)) return;',
+    file: 'src/sim/model/fault-state.ts',
+    find: 'if (fault.instances !== null && !fault.instances.includes(instance)) return;',
     replace: '',
-    tests: ['src/sim/model/outliers.test.ts'],
+    tests: ['src/sim/model/outliers.test.ts', 'src/sim/model/fault-state.test.ts'],
   },
   {
     id: 'mesh-istio-attempts-are-retries',

@@ -124,7 +124,7 @@ async function main(): Promise<void> {
   const lanesAt = args.indexOf('--lanes');
   const lanes = lanesAt < 0 ? 1 : Number(args[lanesAt + 1]);
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > 8) throw new Error('--lanes needs a whole number from 1 to 8');
-  const ids = args.filter((a, i) => a !== '--no-baseline' && i !== lanesAt && i !== lanesAt + 1);
+  const ids = args.filter((a, i) => a !== '--no-baseline' && (lanesAt < 0 || (i !== lanesAt && i !== lanesAt + 1)));
   const unknown = ids.filter((id) => !KNOCKOUTS.some((k) => k.id === id));
   if (unknown.length > 0) throw new Error(`no knock-out named ${unknown.join(', ')}`);
   const chosen = ids.length === 0 ? KNOCKOUTS : KNOCKOUTS.filter((k) => ids.includes(k.id));

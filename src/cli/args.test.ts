@@ -1,6 +1,7 @@
 // Tests for the command-line parser: commands, options, and one-line usage errors.
 import { describe, expect, it } from 'vitest';
-import { helpText, parseCommandLine, reproduceCommand, shellQuote, UsageError } from './args.js';
+import { parseCommandLine, reproduceCommand, shellQuote, UsageError } from './args.js';
+import { helpText } from './help.js';
 
 const simulate = (argv: string[]) => {
   const command = parseCommandLine(argv);

@@ -2,14 +2,8 @@
 import { existsSync } from 'node:fs';
 import { summaryJson } from '../report/result.js';
 import { formatSummaryTable } from '../report/table.js';
-import {
-  type Command,
-  helpText,
-  parseCommandLine,
-  reproduceCommand,
-  type SimulateCommand,
-  UsageError,
-} from './args.js';
+import { type Command, parseCommandLine, reproduceCommand, type SimulateCommand, UsageError } from './args.js';
+import { helpText } from './help.js';
 import { writeReportFiles } from './output.js';
 import { createProgressBar, type ProgressStream } from './progress.js';
 import { problemsOf, type SimulatorApi } from './simulator-api.js';

@@ -78,6 +78,9 @@ export class LegacySink implements CallerSink {
   }
 }
 
+/** A raw header name or value as text: HTTP's bytes, one latin1 char each. */
+const text = (v: Buffer | string): string => (typeof v === 'string' ? v : v.toString('latin1'));
+
 /**
  * Headers as the controller API wants them, as undici's util.parseHeaders gives them (without loading undici here):
  * lower-case names, values decoded as latin1 (HTTP's bytes, one char each), a repeated header as an array in order.
@@ -85,7 +88,6 @@ export class LegacySink implements CallerSink {
  */
 export function headerObject(raw: RawHeaders): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const text = (v: Buffer | string) => (typeof v === 'string' ? v : v.toString('latin1'));
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = text(raw[i] as Buffer | string).toLowerCase();
     const value = raw[i + 1] as Buffer | string | ReadonlyArray<Buffer | string>;

@@ -60,6 +60,14 @@ async function run(command: LabCommand, io: Io): Promise<number> {
     }
     scenario.durationMs = command.durationMs;
   }
+  // A directory that cannot be written is found now, not after minutes of lab.
+  if (command.out !== undefined) {
+    try {
+      mkdirSync(command.out, { recursive: true });
+    } catch (error) {
+      throw new LabError('lab-options', `--out: cannot create ${command.out}: ${(error as Error).message}`);
+    }
+  }
   const result = await runLab({
     scenario,
     ...(command.variants.length > 0 ? { variants: command.variants } : {}),

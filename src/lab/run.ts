@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { createRandom } from '../policy/random.js';
 import type { WindowDef } from '../sim/metrics/collector.js';
 import type { RunSummary, TimeseriesRow } from '../sim/metrics/summary.js';
+import { faultStateFor, surgeFor } from '../sim/model/fault-state.js';
 import { runVariant } from '../sim/run.js';
 import type { FaultSpec, ModelSpec, Scenario } from '../sim/scenario/types.js';
 import { type Comparison, compareRuns } from './compare.js';
@@ -18,7 +19,6 @@ import { startThrowawayCluster } from './postgres.js';
 import { isAlive } from './postgres-pids.js';
 import { ServiceProcess } from './processes.js';
 import { scaleModel } from './scale.js';
-import type { FaultState } from './service.js';
 
 export interface LabOptions {
   scenario: Scenario;
@@ -56,26 +56,6 @@ export interface LabResult {
 export const DEFAULT_SCALE = 0.1;
 
 const clock = () => performance.now();
-
-/** The state each service is in while the faults flagged in `active` hold (the simulator's applyFaults). */
-export function faultStates(
-  plan: LabPlan,
-  faults: readonly FaultSpec[],
-  active: readonly boolean[],
-): Map<string, FaultState> {
-  const states = new Map<string, FaultState>();
-  for (const s of plan.services) {
-    const state: FaultState = { workers: null, errors: [], extraLatencyMs: 0 };
-    faults.forEach((f, i) => {
-      if (!active[i] || f.service !== s.name) return;
-      if (f.workers !== null) state.workers = f.workers;
-      if (f.errors !== null) state.errors.push(f.errors);
-      state.extraLatencyMs += f.latencyMs;
-    });
-    states.set(s.name, state);
-  }
-  return states;
-}
 
 /** The most workers a service will ever have (its pool size in the database). */
 function maxWorkers(s: ServicePlan, faults: readonly FaultSpec[]): number {
@@ -124,13 +104,10 @@ async function runOnProcesses(
       model.faults.forEach((f, i) => {
         active[i] = t >= f.startMs && t < f.endMs;
       });
-      for (const [name, state] of faultStates(plan, model.faults, active)) byName.get(name)?.fault(state);
+      // The simulator's own rule for overlapping faults; one process per service is its instance 0.
+      for (const s of plan.services) byName.get(s.name)?.fault(faultStateFor(model.faults, active, s.name, 0));
       for (const source of new Set(model.traffic.map((tr) => tr.to))) {
-        let m = 1;
-        model.faults.forEach((f, i) => {
-          if (active[i] && (f.service === null || f.service === source)) m *= f.surge;
-        });
-        users.setMultiplier(source, m);
+        users.setMultiplier(source, surgeFor(model.faults, active, source));
       }
     }
     await sleepUntil(t0 + durationMs);

@@ -7,6 +7,7 @@ import { type SeawallListener, seawallHandler } from '../http/server.js';
 import { createRandom, type Random } from '../policy/random.js';
 import { LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../policy/shed.js';
 import { Sampler } from '../sim/model/distributions.js';
+import type { FaultState } from '../sim/model/fault-state.js';
 import type { ErrorSpec } from '../sim/scenario/types.js';
 import { AttemptRecorder } from './attempts.js';
 import type { LabDatabase } from './db.js';
@@ -14,15 +15,8 @@ import { EdgeClient } from './edge-clients.js';
 import type { ServicePlan } from './plan.js';
 import { emptyAttempts, emptyInbound, LAB_PARENT_HEADER, LAB_USER_HEADER, type ServiceRecords } from './records.js';
 
-/** What changes while a fault holds (the orchestrator sends the state in force, as the simulator's applyFaults). */
-export interface FaultState {
-  /** Workers in force (the DB failover's pool), or null = the service's own. */
-  workers: number | null;
-  /** Fast errors of the faults in force, drawn before the service's own. */
-  errors: ErrorSpec[];
-  /** Extra work time per execution. */
-  extraLatencyMs: number;
-}
+/** What changes while a fault holds: the orchestrator sends the state in force (the simulator's own rule). */
+export type { FaultState } from '../sim/model/fault-state.js';
 
 export interface ServiceStart {
   plan: ServicePlan;

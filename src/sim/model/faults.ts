@@ -3,6 +3,7 @@
 import type { LoadShedder } from '../../policy/shed.js';
 import { BIN_MS, type Metrics } from '../metrics/collector.js';
 import type { FaultSpec } from '../scenario/types.js';
+import { faultStateFor, surgeFor } from './fault-state.js';
 import {
   type EdgeRuntime,
   errorRates,
@@ -28,17 +29,10 @@ export function applyFaults(target: FaultTarget): void {
   const { faults, faultActive } = target;
   for (const service of target.services) {
     for (const instance of service.instances) {
-      let workers = service.workers;
-      instance.faultErrors = [];
-      instance.extraLatencyMs = 0;
-      faults.forEach((fault, i) => {
-        if (!faultActive[i] || fault.service !== service.spec.name) return;
-        // A fault hits the instances it lists, or all of them.
-        if (fault.instances !== null && !fault.instances.includes(instance.index)) return;
-        if (fault.workers !== null) workers = fault.workers;
-        if (fault.errors !== null) instance.faultErrors.push(errorRates(fault.errors));
-        instance.extraLatencyMs += fault.latencyMs;
-      });
+      const state = faultStateFor(faults, faultActive, service.spec.name, instance.index);
+      const workers = state.workers ?? service.workers;
+      instance.faultErrors = state.errors.map(errorRates);
+      instance.extraLatencyMs = state.extraLatencyMs;
       if (workers !== null && workers !== instance.workers) {
         instance.workers = workers;
         // The production shedder's own update(): running work above a lowered limit finishes; raised limits fill at once.
@@ -48,10 +42,7 @@ export function applyFaults(target: FaultTarget): void {
     }
   }
   for (const source of target.sources) {
-    let multiplier = 1;
-    faults.forEach((fault, i) => {
-      if (faultActive[i] && (fault.service === null || fault.service === source.spec.to)) multiplier *= fault.surge;
-    });
+    const multiplier = surgeFor(faults, faultActive, source.spec.to);
     if (multiplier !== source.multiplier) {
       source.multiplier = multiplier;
       source.generation++;
