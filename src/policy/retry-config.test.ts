@@ -110,12 +110,36 @@ describe('validateRetryConfig', () => {
 });
 
 describe('warnings for dangerous settings', () => {
-  it('warns when perTryTimeout × maxAttempts exceeds the patience', () => {
-    const { warnings } = validateRetryConfig({ maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s' } });
+  it('warns when a timed-out first attempt leaves less than one perTryTimeout for the retry', () => {
+    // 2 × 1000 ms > 2000 − 100 ms: the retry after a timeout would get 900 ms.
+    const { warnings } = validateRetryConfig({
+      maxAttempts: 2,
+      perTryTimeout: '1s',
+      deadline: { patience: '2s', margin: '100ms' },
+    });
     expect(warnings.map((w) => w.path)).toEqual(['perTryTimeout']);
-    expect(warnings[0]?.message).toContain('2400 ms');
-    const fits = validateRetryConfig({ maxAttempts: 2, perTryTimeout: '1s', deadline: { patience: '2s' } });
-    expect(fits.warnings).toEqual([]);
+    expect(warnings[0]?.message).toContain('leaves 900 ms of the 1900 ms deadline');
+    expect(warnings[0]?.message).toContain('at most 950 ms');
+    // The margin counts: without it the same 2 × 1 s fit 2 s exactly.
+    expect(validateRetryConfig({ maxAttempts: 2, perTryTimeout: '1s', deadline: { patience: '2s' } }).warnings).toEqual(
+      [],
+    );
+    // Exactly two per-try timeouts in the deadline: no warning (the boundary).
+    const boundary = { maxAttempts: 3, perTryTimeout: '950ms', deadline: { patience: '2s', margin: '100ms' } };
+    expect(validateRetryConfig(boundary).warnings).toEqual([]);
+    expect(validateRetryConfig({ ...boundary, perTryTimeout: '951ms' }).warnings.map((w) => w.path)).toEqual([
+      'perTryTimeout',
+    ]);
+    // One attempt: nothing to retry, nothing to warn about; no deadline: nothing to exceed.
+    expect(validateRetryConfig({ maxAttempts: 1, perTryTimeout: '5s', deadline: { patience: '2s' } }).warnings).toEqual(
+      [],
+    );
+    expect(validateRetryConfig({ maxAttempts: 3, perTryTimeout: '5s', deadline: false }).warnings).toEqual([]);
+  });
+
+  it("does not warn about the incident's fix: 3 attempts of at most 800 ms in 2 s − 100 ms (later ones get what is left)", () => {
+    const good = { maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s', margin: '100ms' } };
+    expect(validateRetryConfig(good).warnings).toEqual([]);
   });
 
   it('warns above five attempts, as gRPC caps there', () => {

@@ -187,10 +187,14 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
       message: `${maxAttempts} attempts per call; gRPC caps this at ${MAX_ATTEMPTS_WARNING} — every layer that retries multiplies load`,
     });
   }
-  if (patienceMs !== null && Number.isFinite(perTryTimeoutMs) && perTryTimeoutMs * maxAttempts > patienceMs) {
+  // Each attempt gets min(perTryTimeout, time left), so perTryTimeout × maxAttempts above the deadline is by design
+  // (the incident's fix: 3 × 800 ms in 1.9 s). The setting to warn about: a first attempt that times out leaves less
+  // than one whole perTryTimeout, so the retry a timeout asks for is cut short or never sent.
+  const callMs = patienceMs === null ? null : patienceMs - marginMs;
+  if (callMs !== null && maxAttempts >= 2 && Number.isFinite(perTryTimeoutMs) && perTryTimeoutMs * 2 > callMs) {
     warnings.push({
       path: joinPath(path, 'perTryTimeout'),
-      message: `perTryTimeout × maxAttempts (${perTryTimeoutMs * maxAttempts} ms) exceeds deadline.patience (${patienceMs} ms): later attempts get only what is left`,
+      message: `a timed-out first attempt (${perTryTimeoutMs} ms) leaves ${Math.max(0, callMs - perTryTimeoutMs)} ms of the ${callMs} ms deadline (patience − margin): the retry gets less than one perTryTimeout; shorten perTryTimeout to at most ${Math.floor(callMs / 2)} ms or lengthen the patience`,
     });
   }
   if (retryNonIdempotent && retryOn.timeout) {
