@@ -173,7 +173,7 @@ class ShedTicket<T> implements QueueTicket<T> {
  * Driver protocol: admit() each request; run it on 'run'; on 'queued' keep the ticket (cancel() it if the
  * client goes away); after every onFinish() (and after update()) call dequeue() until it returns 'run' or
  * undefined, answering 504 for each 'drop'.
- * Hot loops (the simulator) may use the allocation-free twins instead: offer(), take() and cancelQueued().
+ * The simulator's hot loop uses allocation-free twins instead (offer(), take(), cancelQueued(): internal, not typed API).
  */
 export class LoadShedder<T> {
   private cfg: ResolvedLoadShedderConfig;
