@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POLICY_VALUES, ROOT_VALUES, SIM_VALUES } from './surface-names.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -120,6 +121,71 @@ console.log(JSON.stringify({ policy: typeof RetryPolicy, interceptor: typeof ret
       expect(files, subpath).toContain((entry.types as string).replace(/^\.\//, ''));
     }
   });
+
+  it('exports exactly the pinned names from each entry point, to import and to require alike', () => {
+    const source = (load: string) => `const out = {};
+for (const entry of ['seawall', 'seawall/policy', 'seawall/sim']) out[entry] = Object.keys(${load}).sort();
+console.log(JSON.stringify(out));`;
+    const esm = node(app, 'names.mjs', source('await import(entry)'));
+    const cjs = node(app, 'names.cjs', source('require(entry)'));
+    const expected = {
+      seawall: [...ROOT_VALUES].sort(),
+      'seawall/policy': [...POLICY_VALUES].sort(),
+      'seawall/sim': [...SIM_VALUES].sort(),
+    };
+    expect(esm.status, esm.stderr).toBe(0);
+    expect(cjs.status, cjs.stderr).toBe(0);
+    expect(JSON.parse(esm.stdout)).toEqual(expected);
+    expect(JSON.parse(cjs.stdout)).toEqual(expected);
+  });
+
+  it("types a user's code against the shipped declarations, without the simulator's hot-loop twins", () => {
+    writeFileSync(
+      join(app, 'user.ts'),
+      `import { LoadShedder, RetryPolicy, type RetryCall, type StopReason } from 'seawall';
+import { simulate } from 'seawall/sim';
+const call: RetryCall = new RetryPolicy({ maxAttempts: 2 }).start(0, { method: 'GET' });
+const plan = call.beginAttempt(0);
+const stop: StopReason | null = 'stop' in plan ? plan.stop : null;
+const shedder = new LoadShedder<string>({ workers: 1 });
+shedder.admit(0, null, 'job');
+// @ts-expect-error the allocation-free twins are the simulator's, not public API
+call.beginAttemptMs(0);
+// @ts-expect-error
+call.onOutcomeMs({ kind: 'response', status: 200 }, 0);
+// @ts-expect-error
+shedder.offer(0, null, 'job');
+// @ts-expect-error
+shedder.take(0);
+// @ts-expect-error
+shedder.lastSlot;
+export const used = [stop, simulate];
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules/@types')],
+        },
+        files: ['user.ts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: app,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 60_000);
 
   it('runs the policy core and loads the drivers with no dependency installed; undici is needed only when used', () => {
     const r = node(

@@ -1,9 +1,10 @@
-// The HTTP drivers' public surface: re-exports only.
+// The HTTP drivers' public surface: an explicit list, re-exports only. Metric-name tables, the kill switch's variable
+// name and the claim header stay internal (docs give their values); test/surface.test.ts pins this list.
 
 export { type SeawallFastifyDecorations, seawallFastify } from './adapters/fastify.js';
 export { type SeawallHonoMiddleware, seawallHono } from './adapters/hono.js';
 export { ConnectAbandonedError, seawallConnector } from './connector.js';
-export { currentContext, RelaySink, runWithContext, type SeawallContext } from './context.js';
+export { currentContext, type RelaySink, runWithContext, type SeawallContext } from './context.js';
 export { AttemptTimeoutError, SeawallError, type SeawallErrorDetails } from './errors.js';
 export { type CreateFetchOptions, createFetch, type SeawallFetch, type SeawallRequestInit } from './fetch.js';
 export { IDEMPOTENCY_KEY_HEADER } from './headers.js';
@@ -18,24 +19,11 @@ export {
   seawallHandler,
   shed,
 } from './server.js';
-export { CLAIM_HEADER, type InboundRequest, type Refusal, ServerGate, type ServerStats } from './server-core.js';
+export type { InboundRequest, ServerGate, ServerStats } from './server-core.js';
 export type { ShedOptions, TrustDeadline, TrustInput } from './server-options.js';
-export {
-  SERVER_METRICS,
-  type ServerMeterLike,
-  WAIT_BUCKETS_MS,
-  type WaitHistogramSnapshot,
-} from './server-telemetry.js';
-export {
-  COUNTERS as TELEMETRY_COUNTERS,
-  loadOpenTelemetry,
-  type MeterLike,
-  type TelemetryOptions,
-  type TracerLike,
-} from './telemetry.js';
-export { KILL_SWITCH_ENV } from './traits.js';
+export type { ServerMeterLike, WaitHistogramSnapshot } from './server-telemetry.js';
+export { loadOpenTelemetry, type MeterLike, type TelemetryOptions, type TracerLike } from './telemetry.js';
 export { type RetryInterceptorOptions, retryInterceptor, type SeawallInterceptor } from './undici.js';
-export { type EndpointStats, UPSTREAM_REFUSALS, type UpstreamRefusal, type UpstreamStats } from './upstream.js';
+export type { EndpointStats, UpstreamRefusal, UpstreamStats } from './upstream.js';
 export type { UpstreamOptions } from './upstream-options.js';
 export type { ClientSignals, ClientStats } from './upstream-stats.js';
-export { UPSTREAM_COUNTERS, UPSTREAM_GAUGES } from './upstream-telemetry.js';

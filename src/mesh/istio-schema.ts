@@ -1,9 +1,11 @@
 // A strict zod schema of the Istio fields Seawall reads and writes (networking.istio.io VirtualService,
-// DestinationRule, Sidecar), beside the published models' own validate() (see istio-models.ts).
+// DestinationRule, Sidecar), beside the published models' own validate() where installed (see istio-models.ts).
 //
-// Field names are those of Istio's CRDs as published in @kubernetes-models/istio (networking.istio.io/v1). The models'
-// validators check types but accept unknown fields, so the blocks Seawall reads are checked strictly here: a field that
-// is not in the CRD is an error with its path. Durations are Go-style strings ("250ms", "1s").
+// Field names are those of Istio's CRDs (networking.istio.io/v1). The published models check types but accept unknown
+// fields, so the blocks Seawall reads are checked strictly here: a field that is not in the CRD is an error with its
+// path. Durations are Go-style strings ("250ms", "1s"). src/mesh/istio-published.test.ts checks that every field the
+// export writes is one the published schema knows, and that this schema refuses whatever the published one refuses
+// there (against src/mesh/fixtures/istio-published-schema.json, recorded from the models by scripts/istio-record.ts).
 
 import { z } from 'zod';
 import { readGoDuration } from './durations.js';
@@ -176,3 +178,13 @@ export type IstioConnectionPool = z.output<typeof connectionPoolSchema>;
 export type IstioDestinationRuleSpec = z.output<typeof destinationRuleSpecSchema>;
 export type IstioVirtualServiceSpec = z.output<typeof virtualServiceSpecSchema>;
 export type IstioSidecarSpec = z.output<typeof sidecarSpecSchema>;
+
+interface IstioMetadata {
+  name: string;
+  namespace?: string;
+}
+/** A whole networking.istio.io document as Seawall writes it. */
+export type IstioDocument =
+  | { apiVersion: string; kind: 'VirtualService'; metadata: IstioMetadata; spec: IstioVirtualServiceSpec }
+  | { apiVersion: string; kind: 'DestinationRule'; metadata: IstioMetadata; spec: IstioDestinationRuleSpec }
+  | { apiVersion: string; kind: 'Sidecar'; metadata: IstioMetadata; spec: IstioSidecarSpec };

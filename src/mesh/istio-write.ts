@@ -1,18 +1,17 @@
 // Export to Istio: a VirtualService per callee (a route per caller), a DestinationRule per call, a Sidecar per limited service.
 
-import type { IDestinationRule } from '@kubernetes-models/istio/networking.istio.io/v1/DestinationRule';
-import type { ISidecar } from '@kubernetes-models/istio/networking.istio.io/v1/Sidecar';
-import type { IVirtualService } from '@kubernetes-models/istio/networking.istio.io/v1/VirtualService';
 import { DEFAULT_OUTLIER_DETECTION, validateOutlierDetectionConfig } from '../policy/outlier-config.js';
 import { writeGoDuration } from './durations.js';
 import { UINT32_MAX } from './envoy-policy.js';
 import { fqdn, IDEMPOTENT_METHODS_REGEX } from './envoy-write.js';
 import type { MeshWarning } from './errors.js';
 import type { ExportEdge, ExportService } from './export-policy.js';
+import type { IstioDocument, IstioHttpRoute, IstioTrafficPolicy } from './istio-schema.js';
 import { writeMeshRetryOn } from './retry-on.js';
 
-type HttpRoute = NonNullable<NonNullable<IVirtualService['spec']>['http']>[number];
-type TrafficPolicy = NonNullable<NonNullable<IDestinationRule['spec']>['trafficPolicy']>;
+// Typed by Seawall's own schema of Istio's CRD fields (istio-schema.ts): a field name that is not Istio's fails to compile.
+type HttpRoute = IstioHttpRoute;
+type TrafficPolicy = IstioTrafficPolicy;
 const INT32_MAX = 2_147_483_647;
 const API = 'networking.istio.io/v1';
 
@@ -174,8 +173,8 @@ export function istioDocuments(
   services: readonly ExportService[],
   namespace: string,
   warnings: MeshWarning[],
-): (IVirtualService | IDestinationRule | ISidecar)[] {
-  const docs: (IVirtualService | IDestinationRule | ISidecar)[] = [];
+): IstioDocument[] {
+  const docs: IstioDocument[] = [];
   const callees = [...new Set(edges.map((e) => e.to))].sort();
   for (const callee of callees) {
     const into = edges.filter((e) => e.to === callee);

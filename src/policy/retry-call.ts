@@ -158,6 +158,7 @@ export class RetryCall {
   }
 
   /**
+   * @internal a hot-loop twin (the simulator's), not public API.
    * beginAttempt() without the plan object, for hot loops (the simulator): the attempt's time allowance
    * (AttemptPlan.perTryTimeoutMs; Infinity = none), or -1 when the call stopped instead (`stopReason` says why).
    */
@@ -189,6 +190,7 @@ export class RetryCall {
   }
 
   /**
+   * @internal a hot-loop twin (the simulator's), not public API.
    * onOutcome() without the decision object, for hot loops (the simulator): the wait before the next attempt (ms),
    * or -1 when the call stops (`stopReason` says why; also for an outcome that arrives after the call ended).
    */

@@ -173,7 +173,7 @@ class ShedTicket<T> implements QueueTicket<T> {
  * Driver protocol: admit() each request; run it on 'run'; on 'queued' keep the ticket (cancel() it if the
  * client goes away); after every onFinish() (and after update()) call dequeue() until it returns 'run' or
  * undefined, answering 504 for each 'drop'.
- * Hot loops (the simulator) may use the allocation-free twins instead: offer(), take() and cancelQueued().
+ * The simulator's hot loop uses allocation-free twins instead (offer(), take(), cancelQueued(): internal, not typed API).
  */
 export class LoadShedder<T> {
   private cfg: ResolvedLoadShedderConfig;
@@ -190,11 +190,20 @@ export class LoadShedder<T> {
   private started = 0;
   private completed = 0;
   private peakQueued = 0;
-  /** After offer() answered OFFER_QUEUED: the item's slot, for cancelQueued(). */
+  /**
+   * @internal a hot-loop twin (the simulator's), not public API.
+   * After offer() answered OFFER_QUEUED: the item's slot, for cancelQueued().
+   */
   lastSlot = -1;
-  /** After take() returned an item: true when it is a 504 drop (it took no worker), false when it runs. */
+  /**
+   * @internal a hot-loop twin (the simulator's), not public API.
+   * After take() returned an item: true when it is a 504 drop (it took no worker), false when it runs.
+   */
   lastDropped = false;
-  /** After take() returned an item: how long it waited, ms. */
+  /**
+   * @internal a hot-loop twin (the simulator's), not public API.
+   * After take() returned an item: how long it waited, ms.
+   */
   lastWaitedMs = 0;
 
   constructor(config: LoadShedderConfig) {
@@ -211,7 +220,10 @@ export class LoadShedder<T> {
     return this.cfg;
   }
 
-  /** The answer to a full queue under the config in force (what admit() returns for 'reject'; shared, frozen). */
+  /**
+   * @internal a hot-loop twin (the simulator's), not public API.
+   * The answer to a full queue under the config in force (what admit() returns for 'reject'; shared, frozen).
+   */
   get rejected(): Extract<Admission<T>, { verdict: 'reject' }> {
     return this.rejection as Extract<Admission<T>, { verdict: 'reject' }>;
   }
@@ -245,6 +257,7 @@ export class LoadShedder<T> {
   }
 
   /**
+   * @internal a hot-loop twin (the simulator's), not public API.
    * admit() without allocating: the same decision and counters, as a code. On OFFER_QUEUED, `lastSlot` names the
    * item's place for cancelQueued(); on OFFER_REJECT, `rejected` holds the 503's status and Retry-After.
    */
@@ -289,6 +302,7 @@ export class LoadShedder<T> {
   }
 
   /**
+   * @internal a hot-loop twin (the simulator's), not public API.
    * dequeue() without allocating: the next item, or undefined when none may start (then `lastWaitedMs` is -1).
    * `lastDropped` tells a 504 drop (no worker taken: call again) from an item that now runs; `lastWaitedMs` its wait.
    */
@@ -343,7 +357,10 @@ export class LoadShedder<T> {
     return true;
   }
 
-  /** cancel() for an item queued by offer(): `slot` is the lastSlot it reported; false if the item left already. */
+  /**
+   * @internal a hot-loop twin (the simulator's), not public API.
+   * cancel() for an item queued by offer(): `slot` is the lastSlot it reported; false if the item left already.
+   */
   cancelQueued(slot: number, item: T): boolean {
     if (item === undefined || this.waiting.itemOrUndefined(slot) !== item) return false;
     this.waiting.remove(slot);

@@ -1,12 +1,7 @@
 // Telemetry on real HTTP: a span per attempt with resend_count, the duration histogram, Envoy-named counters; no OTel needed.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  createFetch,
-  loadOpenTelemetry,
-  type MeterLike,
-  TELEMETRY_COUNTERS,
-  type TracerLike,
-} from '../../src/http/index.js';
+import { createFetch, loadOpenTelemetry, type MeterLike, type TracerLike } from '../../src/http/index.js';
+import { COUNTERS as TELEMETRY_COUNTERS } from '../../src/http/telemetry.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { startServer, type TestServer, within } from './servers.js';
 

@@ -1,7 +1,8 @@
 // The upstream options refused at creation (all issues at once, by path), the URL mapping, and the OpenTelemetry instruments.
 import { describe, expect, it } from 'vitest';
-import { createFetch, type MeterLike, retryInterceptor, UPSTREAM_GAUGES } from '../../src/http/index.js';
+import { createFetch, type MeterLike, retryInterceptor } from '../../src/http/index.js';
 import { pathOf, routedUrl } from '../../src/http/traits.js';
+import { UPSTREAM_GAUGES } from '../../src/http/upstream-telemetry.js';
 import { CircuitBreaker, ConcurrencyBreaker, ConfigError, OutlierDetector } from '../../src/policy/index.js';
 import { quick } from './client-setup.js';
 import { fail503, ok, serversClosedAfterEach } from './upstream-helpers.js';
