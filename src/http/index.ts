@@ -1,10 +1,29 @@
 // The HTTP drivers' public surface: re-exports only.
 
+export {
+  type Attempted,
+  defaultClassify,
+  type ExecuteClassifier,
+  type ExecuteVerdict,
+} from '../execute/classify.js';
+export { type AttemptContext, type AttemptFn, createExecutor, type Executor, execute } from '../execute/executor.js';
+export type { ExecuteOptions, ExecutorOptions } from '../execute/options.js';
 export { type SeawallFastifyDecorations, seawallFastify } from './adapters/fastify.js';
 export { type SeawallHonoMiddleware, seawallHono } from './adapters/hono.js';
 export { ConnectAbandonedError, seawallConnector } from './connector.js';
 export { currentContext, RelaySink, runWithContext, type SeawallContext } from './context.js';
 export { AttemptTimeoutError, SeawallError, type SeawallErrorDetails } from './errors.js';
+export {
+  type BudgetRefusedEvent,
+  type CancelEvent,
+  type ClientHooks,
+  type ClientKind,
+  type DropEvent,
+  type GiveUpEvent,
+  type RetryEvent,
+  SEAWALL_CHANNELS,
+  type ShedEvent,
+} from './events.js';
 export { type CreateFetchOptions, createFetch, type SeawallFetch, type SeawallRequestInit } from './fetch.js';
 export { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 export type { CallOverrides, SeawallClientOptions, SeawallRequestOptions } from './options.js';
