@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { runWithContext } from '../http/context.js';
 import { AttemptTimeoutError, SeawallError } from '../http/errors.js';
 import { ConfigError } from '../policy/config-error.js';
-import { RetryPolicy, type RetryPolicyConfig } from '../policy/retry.js';
+import { RetryPolicy } from '../policy/retry.js';
+import type { RetryPolicyConfig } from '../policy/retry-config.js';
 import { defaultClassify, verdictOutcome } from './classify.js';
 import { type AttemptContext, createExecutor, execute } from './executor.js';
 
