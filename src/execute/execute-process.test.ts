@@ -1,6 +1,6 @@
 // execute() on real child processes: the per-try signal kills a hung child (really gone), and the retry succeeds.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SeawallError } from '../http/errors.js';
 import { RetryPolicy } from '../policy/retry.js';
 import { type AttemptContext, createExecutor } from './executor.js';
@@ -27,6 +27,7 @@ function node(source: string, context: AttemptContext, runs: Run[]): Promise<str
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
   runs.push({ child, exited });
+  everyChild.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => (out += String(chunk)));
@@ -34,6 +35,13 @@ function node(source: string, context: AttemptContext, runs: Run[]): Promise<str
     child.once('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exited with ${code}`))));
   });
 }
+
+/** Every child the tests started: any still running when a test ends (a failed test) is killed, none is left behind. */
+const everyChild: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of everyChild.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
 
 const HANG = 'setInterval(() => {}, 1000); process.stdout.write("started\\n")';
 const QUICK = 'process.stdout.write("done " + process.pid)';
