@@ -225,6 +225,34 @@ describe('execute', () => {
   });
 });
 
+describe('executor settings', () => {
+  it('the kill switch (SEAWALL_DISABLE_RETRIES in env) makes one attempt; without it the same work is retried', async () => {
+    const refused = () => {
+      throw coded('ECONNREFUSED');
+    };
+    const off = createExecutor({ policy: quick({ maxAttempts: 3 }), env: { SEAWALL_DISABLE_RETRIES: '1' } });
+    expect((await rejection(off.execute(refused))).attempts).toBe(1);
+    const on = createExecutor({ policy: quick({ maxAttempts: 3 }), env: {} });
+    expect((await rejection(on.execute(refused))).attempts).toBe(3);
+  });
+
+  it('onRetry and onGiveUp hear execute, with the executor upstream and no status', async () => {
+    const heard: string[] = [];
+    const executor = createExecutor({
+      policy: quick({ maxAttempts: 2 }),
+      upstream: 'queue',
+      onRetry: (event) => heard.push(`retry ${event.upstream} ${event.attempt} ${event.outcome} ${event.status}`),
+      onGiveUp: (event) => heard.push(`give-up ${event.reason} ${event.attempts}`),
+    });
+    await rejection(
+      executor.execute(() => {
+        throw coded('ECONNREFUSED');
+      }),
+    );
+    expect(heard).toEqual(['retry queue 1 connect-failure null', 'give-up attempts-exhausted 2']);
+  });
+});
+
 describe('the classifier', () => {
   it('maps the default cases: value success, connect codes, resets, ETIMEDOUT, other errors', () => {
     expect(defaultClassify({ thrown: false, value: 1 })).toBe('success');
