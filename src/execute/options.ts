@@ -95,7 +95,13 @@ export function clientOptionsOf(input: unknown): SeawallClientOptions {
   checkFunction(input.classify, 'classify', issues);
   if (issues.length > 0) throw new ConfigError(issues);
   const { classify: _classify, upstream, ...shared } = input;
-  return { ...shared, upstream: upstream ?? 'execute', telemetry: false } as unknown as SeawallClientOptions;
+  // No HTTP headers to send (fn gets the deadline itself) and no HTTP spans: propagation and telemetry are off.
+  return {
+    ...shared,
+    upstream: upstream ?? 'execute',
+    telemetry: false,
+    propagate: false,
+  } as unknown as SeawallClientOptions;
 }
 
 /** Per-call options already checked (held weakly: a constant options object is checked once). */
