@@ -88,7 +88,7 @@ describe('client events', () => {
       ['execute', 'member-db', 'connect-failure'],
     ]);
     expect(retries[1]?.status).toBeNull();
-    expect((retries[1]?.error as Error).message).toBe('refused');
+    expect((retries[1] as RetryEvent).error).toMatchObject({ message: 'refused' });
   });
 
   it('seawall:give-up fires when retries run out, not on success nor on a failure that is not retryable', async () => {
