@@ -1,5 +1,6 @@
 // HTTP client benchmarks: keep-alive loopback throughput of createFetch / retryInterceptor vs bare fetch, bare undici, cockatiel.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import diagnostics from 'node:diagnostics_channel';
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { ExponentialBackoff, handleAll, retry, TimeoutStrategy, timeout, wrap } from 'cockatiel';
@@ -130,6 +131,22 @@ interface Case {
   /** Calls per round (fetch cases make fewer). */
   calls: number;
   call: Call;
+  /** Run with a subscriber on every Seawall diagnostics channel (only during this case: subscriptions are global). */
+  subscribed?: boolean;
+}
+
+/** Subscribes a listener that reads each event to every Seawall channel; returns the unsubscribe. */
+function subscribeAll(channels: Record<string, string>): () => void {
+  let seen = 0;
+  const onMessage = (message: unknown) => {
+    seen += (message as { attempt?: number }).attempt ?? 1;
+  };
+  const names = Object.values(channels);
+  for (const name of names) diagnostics.subscribe(name, onMessage);
+  return () => {
+    for (const name of names) diagnostics.unsubscribe(name, onMessage);
+    if (seen < 0) console.log(seen); // keeps the listener's work observable
+  };
 }
 
 function cockatielAround(attempt: (signal: AbortSignal) => Promise<unknown>): Call {
@@ -160,7 +177,28 @@ function seawallHeaders(): Record<string, string> {
 }
 
 async function throughputRows(url: string): Promise<BenchRow[]> {
-  const { createFetch, retryInterceptor, RetryPolicy } = await seawall();
+  const { createFetch, createExecutor, retryInterceptor, RetryPolicy, SEAWALL_CHANNELS } = await seawall();
+  const measure = async (c: Case, calls: number): Promise<Sample> => {
+    const unsubscribe = c.subscribed === true ? subscribeAll(SEAWALL_CHANNELS) : undefined;
+    try {
+      return await throughput(c.call, calls);
+    } finally {
+      unsubscribe?.();
+    }
+  };
+  // In-process work that fails once (a connect failure) and succeeds on its retry: the retry path's own cost, events
+  // included when subscribed (constant backoff 0: the retry follows on a microtask).
+  const executor = createExecutor({
+    policy: new RetryPolicy({
+      ...POLICY,
+      retryOn: ['connect-failure'],
+      backoff: { kind: 'constant', delay: 0 },
+      budget: false,
+    }),
+    upstream: 'bench-db',
+  });
+  const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+  const retryOnce: Call = () => executor.execute(({ attempt }) => (attempt === 1 ? Promise.reject(refused) : attempt));
   const policy = () => new RetryPolicy(POLICY);
   const seawallFetch = createFetch({ policy: policy() });
   const bareAgent = new Agent({ connections: CONCURRENCY });
@@ -262,6 +300,28 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
       calls: fetchCalls,
       call: cockatielAround(async (signal) => (await fetch(url, { signal })).text()),
     },
+    {
+      name: 'fetch + seawall createFetch, every Seawall channel subscribed',
+      baseline: 'fetch + seawall createFetch',
+      calls: fetchCalls,
+      call: fetchGet(seawallFetch as typeof fetch),
+      subscribed: true,
+    },
+    {
+      name: 'undici + seawall retryInterceptor, every Seawall channel subscribed',
+      baseline: 'undici + seawall retryInterceptor',
+      calls: undiciCalls,
+      call: undiciGet(seawallAgent as unknown as Dispatcher),
+      subscribed: true,
+    },
+    { name: 'execute, one retry per call (in process)', calls: undiciCalls, call: retryOnce },
+    {
+      name: 'execute, one retry per call (in process), every Seawall channel subscribed',
+      baseline: 'execute, one retry per call (in process)',
+      calls: undiciCalls,
+      call: retryOnce,
+      subscribed: true,
+    },
     { name: 'typical read: undici (bare)', calls: undiciCalls, call: undiciApi(bareAgent) },
     {
       name: 'typical read: undici + seawall retryInterceptor',
@@ -286,12 +346,12 @@ async function throughputRows(url: string): Promise<BenchRow[]> {
   const samples = new Map<string, Sample[]>(cases.map((c) => [c.name, []]));
   // Warm up JIT and connection pools. (cockatiel's own timeout adds a listener per call to one shared signal, hence its
   // MaxListenersExceededWarning.)
-  for (const c of cases) await throughput(c.call, c.calls * 2);
+  for (const c of cases) await measure(c, c.calls * 2);
   for (let round = 0; round < ROUNDS; round++) {
     // Forward on even rounds, backward on odd ones: a case and its baseline sit next to each other in time and
     // neither always goes first.
     const order = round % 2 === 0 ? cases : [...cases].reverse();
-    for (const c of order) samples.get(c.name)?.push(await throughput(c.call, c.calls));
+    for (const c of order) samples.get(c.name)?.push(await measure(c, c.calls));
   }
   await Promise.all(
     [bareAgent, seawallAgent, quietAgent, upstreamAgent, cockatielAgent, noopAgent].map((a) => a.close()),

@@ -1,50 +1,20 @@
 // The attempt loop both HTTP drivers share: policy.start -> beginAttempt -> send under a timer -> onOutcome -> sleep | finish.
 
-import type { AttemptPlan, RetryCall } from '../policy/retry.js';
+import type { RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
+import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryObserved } from './client-events.js';
 import { monotonicNowMs } from './clock.js';
 import type { SeawallContext } from './context.js';
 import { AttemptTimeoutError, SeawallError } from './errors.js';
+import { type ClientKind, isGiveUp } from './events.js';
 import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
 import { ABORTED } from './outcome.js';
 import { type AttemptTrace, type ClientTelemetry, TelemetrySource } from './telemetry.js';
 import { routedUrl } from './traits.js';
-import type { CallAdmission } from './upstream.js';
+import type { CallAdmission, UpstreamRefusal } from './upstream.js';
 
-/** What a driver does with real I/O; the loop decides when. P is what a response is to the driver (e.g. a Response). */
-export interface AttemptTransport<P> {
-  /**
-   * Sends attempt `attempt` with `headers` added, to origin `target` when given (an endpoint the balancer picked: the
-   * request's path and query are kept); reports its end with `runner.settle(attempt, ...)`.
-   */
-  send(attempt: number, plan: AttemptPlan, headers: Record<string, string>, target: string | undefined): void;
-  /** Stops attempt `attempt` (its timer fired or the call was aborted); it may still report, and will be ignored. */
-  cancel(attempt: number, reason: unknown): void;
-  /** The call ended with this response: hand it to the caller. */
-  deliver(payload: P): void;
-  /**
-   * This response will not reach the caller: drain it within the client's bounds while a retry follows (so the
-   * connection can be reused), or cancel it at once when the call has ended (callEnded came first).
-   */
-  discard(payload: P): void;
-  /** The call is over (delivered, failed or aborted): stop any drain in progress; later discards cancel at once. */
-  callEnded(): void;
-  /** The call ended without a response for the caller. */
-  fail(error: unknown): void;
-  /**
-   * Was attempt `attempt` provably never sent (still waiting for its connection: a hung connect or TLS handshake)?
-   * Drivers that cannot tell leave it out, and a per-try timeout then counts as a timeout.
-   */
-  unsent?(attempt: number): boolean;
-  /**
-   * The driver calls `runner.connected(attempt)` when the request gets its connection (undici's onConnect): limits then
-   * count the wait for a connection as pending (Envoy's max_pending_requests). Drivers that cannot tell leave it out.
-   */
-  readonly reportsConnect?: boolean;
-}
-
-/** An attempt with no headers to add (propagation off, no Idempotency-Key): drivers pass the caller's through as is. */
-export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+export { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 
 const TIMEOUT: Outcome = { kind: 'timeout' };
 /** A per-try timeout that fired before the request was sent (the policy decides what that means: classify.ts). */
@@ -64,13 +34,17 @@ function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
   );
 }
 
-/** Settings plus telemetry: one per createFetch / retryInterceptor. */
+/** Settings plus telemetry: one per createFetch / retryInterceptor / createExecutor. */
 export class SeawallClient {
   readonly telemetry: TelemetrySource;
+  /** Hooks that threw already (each is reported once). */
+  readonly hooksWarned = new Set<string>();
 
   constructor(
     readonly settings: ClientSettings,
     telemetryOptions: SeawallClientOptions['telemetry'],
+    /** The driver, as events name it. */
+    readonly kind: ClientKind = 'fetch',
   ) {
     this.telemetry = new TelemetrySource(telemetryOptions, settings.policy, settings.upstreams);
   }
@@ -110,6 +84,8 @@ export class CallRunner<P> {
   private admission: CallAdmission | undefined;
   /** The last response was handed over (or rejected) because a local limit refused its retry. */
   private retryRefused = false;
+  /** The call's budget key (events). */
+  private upstream = '';
 
   constructor(
     private readonly client: SeawallClient,
@@ -132,6 +108,7 @@ export class CallRunner<P> {
       this.context = prepared.context;
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits, prepared.context ?? null);
+      this.upstream = prepared.traits.upstream ?? '';
       this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '');
     } catch (error) {
       this.state = ENDED;
@@ -251,7 +228,7 @@ export class CallRunner<P> {
   settle(attempt: number, outcome: Outcome, payload?: P, error?: unknown): boolean {
     if (this.state !== ATTEMPT || attempt !== this.attempt) return false;
     this.clearTimer();
-    const status = outcome.kind === 'response' ? outcome.status : null;
+    const status = outcome.kind === 'response' && this.transport.statusless !== true ? outcome.status : null;
     if (status !== null) this.lastStatus = status;
     if (error !== undefined) this.lastError = error;
     this.endTrace(outcome, status, error);
@@ -264,6 +241,9 @@ export class CallRunner<P> {
     if (payload !== undefined) this.transport.discard(payload);
     this.state = SLEEPING;
     const waitMs = decision.retryAfterMs;
+    // Events cost nothing unless someone listens (a subscriber, or the onRetry hook).
+    if (retryObserved(this.client))
+      publishRetry(this.client, this.eventBase(now), attempt, waitMs, outcome, status, error);
     if (waitMs <= 0) queueMicrotask(() => this.onTimer());
     else this.startTimer(Math.ceil(waitMs));
     return false;
@@ -351,8 +331,30 @@ export class CallRunner<P> {
     }
   }
 
+  private eventBase(now: number): CallEventBase {
+    const request = this.request;
+    return {
+      client: this.client.kind,
+      upstream: this.upstream,
+      method: request.method,
+      url: request.url,
+      elapsedMs: now - this.startedMs,
+    };
+  }
+
   private finish(reason: StopReason, payload: P | undefined): boolean {
     this.end();
+    if (isGiveUp(reason) && giveUpObserved(this.client, reason)) {
+      const refusal = this.refusalFor(reason);
+      publishGiveUp(this.client, this.eventBase(Date.now()), {
+        reason,
+        attempt: this.call?.attempts ?? 0,
+        attempts: this.attemptsSent(refusal),
+        refusal,
+        status: this.lastStatus,
+        error: this.lastError,
+      });
+    }
     if (payload !== undefined) {
       const rejectOnGiveUp = this.client.settings.rejectOnGiveUp;
       if (deliverable(reason, rejectOnGiveUp) && !(rejectOnGiveUp && this.retryRefused)) {
@@ -365,17 +367,24 @@ export class CallRunner<P> {
     return false;
   }
 
-  private error(reason: StopReason): SeawallError {
+  /** The local limit behind this stop, if any: a refused attempt ends as shed-locally (not-retryable), a refused retry as budget-exhausted. */
+  private refusalFor(reason: StopReason): UpstreamRefusal | null {
     const limit = this.admission?.refusal ?? null;
-    // A refused attempt ends as shed-locally (not-retryable); a refused retry as budget-exhausted, never begun.
-    const refusal = this.retryRefused || reason === 'not-retryable' ? limit : null;
-    let attempts = this.call?.attempts ?? 0;
-    // The policy counts a refused attempt as begun; the error counts the attempts that were sent.
-    if (refusal !== null && !this.retryRefused) attempts--;
+    return this.retryRefused || reason === 'not-retryable' ? limit : null;
+  }
+
+  /** The policy counts a refused attempt as begun; errors and events count the attempts that were sent. */
+  private attemptsSent(refusal: UpstreamRefusal | null): number {
+    const attempts = this.call?.attempts ?? 0;
+    return refusal !== null && !this.retryRefused ? attempts - 1 : attempts;
+  }
+
+  private error(reason: StopReason): SeawallError {
+    const refusal = this.refusalFor(reason);
     return new SeawallError({
       reason,
       refusal,
-      attempts,
+      attempts: this.attemptsSent(refusal),
       lastStatus: this.lastStatus,
       lastError: this.lastError,
       elapsedMs: Date.now() - this.startedMs,

@@ -41,6 +41,8 @@ export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'trustClaims',
   'unrefBackoff',
   'drain',
+  'onRetry',
+  'onGiveUp',
   ...UPSTREAM_OPTION_KEYS,
   'fetch',
 ]);
@@ -185,6 +187,12 @@ export function clientOptionIssues(input: unknown, allowFetch: boolean): ConfigI
     issues.push({ path: 'telemetry', message: `must be true, false or { tracer, meter }, got ${describe(telemetry)}` });
   }
   checkKeyString(input.upstream, 'upstream', issues);
+  for (const key of ['onRetry', 'onGiveUp'] as const) {
+    const hook = input[key];
+    if (hook !== undefined && typeof hook !== 'function') {
+      issues.push({ path: key, message: `must be a function (event) => void, got ${describe(hook)}` });
+    }
+  }
   checkDrain(input.drain, issues);
   upstreamOptionIssues(input, issues);
   if (allowFetch && input.fetch !== undefined && typeof input.fetch !== 'function') {

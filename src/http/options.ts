@@ -13,6 +13,7 @@ import { RetryPolicy } from '../policy/retry.js';
 import type { RetryPolicyConfig } from '../policy/retry-config.js';
 import type { RequestTraits } from '../policy/types.js';
 import { currentContext, type SeawallContext } from './context.js';
+import type { ClientHooks } from './events.js';
 import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 import { checkRequestOptions, clientOptionIssues } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
@@ -54,7 +55,7 @@ export interface SeawallRequestOptions extends CallOverrides {
 }
 
 /** Options shared by createFetch and retryInterceptor (the upstream keys, endpoints to limits: upstream-options.ts). */
-export interface SeawallClientOptions extends UpstreamOptions {
+export interface SeawallClientOptions extends UpstreamOptions, ClientHooks {
   /**
    * The retry policy: one per caller and upstream service; it owns the retry budget (per origin by default). A plain
    * config object (`{ maxAttempts: 3, ... }`) builds a RetryPolicy for this client alone.
@@ -135,6 +136,11 @@ function policyFrom(config: RetryPolicyConfig): RetryPolicy {
 /** Per-call options objects already checked (held weakly: a constant options object is checked once). */
 const checkedOptions = new WeakSet<object>();
 
+/** For a driver that checked its per-call options itself (execute: its own keys): prepare() does not check them again. */
+export function markOptionsChecked(options: object): void {
+  checkedOptions.add(options);
+}
+
 /** Default bounds on draining a discarded response body. */
 export const DEFAULT_DRAIN_MAX_BYTES = 64 * 1024;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 1000;
@@ -181,6 +187,8 @@ export class ClientSettings {
   readonly drainTimeoutMs: number;
   /** Endpoints, balancer, outlier detection, breakers and limits between the retry loop and the wire; null: none. */
   readonly upstreams: Upstreams | null;
+  /** onRetry / onGiveUp (events.ts). */
+  readonly hooks: ClientHooks;
   private readonly reads: CallOverrides | undefined;
   private readonly writes: CallOverrides | undefined;
   private readonly upstream: string | undefined;
@@ -212,6 +220,7 @@ export class ClientSettings {
     this.upstream = options.upstream;
     for (const defaults of [this.reads, this.writes]) if (defaults?.retryOn) this.retryOnSet(defaults.retryOn);
     this.upstreams = Upstreams.from(options, options.upstream);
+    this.hooks = { onRetry: options.onRetry, onGiveUp: options.onGiveUp };
   }
 
   /** Compiles a retry-condition list once per list object. */

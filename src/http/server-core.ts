@@ -12,6 +12,7 @@ import {
 } from '../policy/hop.js';
 import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
 import { RelaySink, runWithContext, type SeawallContext } from './context.js';
+import { type CancelEvent, cancelChannel, type DropEvent, dropChannel, type ShedEvent, shedChannel } from './events.js';
 import {
   type ResolvedShedOptions,
   resolveShedOptions,
@@ -253,9 +254,21 @@ export class ServerGate {
         return QUEUED;
       case 'reject':
         request.state = DONE;
+        if (shedChannel.hasSubscribers) {
+          shedChannel.publish({
+            service: this.options.name,
+            deadlineMs: request.deadlineMs,
+            status: 503,
+            reason: 'queue-full',
+            retryAfterMs: admission.retryAfterMs,
+            inFlight: this.shedder.running,
+            queued: this.shedder.queued,
+          } satisfies ShedEvent);
+        }
         return admission as Refusal;
       case 'drop':
         request.state = DONE;
+        if (dropChannel.hasSubscribers) this.publishDrop(request, 'arrival', 0);
         return DEADLINE_REFUSAL;
     }
   }
@@ -266,6 +279,13 @@ export class ServerGate {
    */
   end(request: InboundRequest, clientGone: boolean): void {
     const state = request.state;
+    if (clientGone && (state === RUNNING || state === WAITING) && cancelChannel.hasSubscribers) {
+      cancelChannel.publish({
+        service: this.options.name,
+        deadlineMs: request.deadlineMs,
+        stage: state === RUNNING ? 'running' : 'queued',
+      } satisfies CancelEvent);
+    }
     if (state === RUNNING) {
       request.state = DONE;
       request.clearTimer();
@@ -321,6 +341,17 @@ export class ServerGate {
     return this.waits;
   }
 
+  private publishDrop(request: InboundRequest, stage: 'arrival' | 'queue', waitedMs: number): void {
+    dropChannel.publish({
+      service: this.options.name,
+      deadlineMs: request.deadlineMs,
+      status: 504,
+      reason: 'deadline-passed',
+      stage,
+      waitedMs,
+    } satisfies DropEvent);
+  }
+
   /** Hands freed workers to queued requests (LoadShedder decides which, and which to drop). Re-entrancy safe. */
   private drain(): void {
     if (this.draining) return; // the outer loop picks up slots freed by a resumed handler
@@ -338,6 +369,7 @@ export class ServerGate {
         this.waits.record(next.waitedMs, nowMs);
         if (next.verdict === 'drop') {
           request.state = DONE;
+          if (dropChannel.hasSubscribers) this.publishDrop(request, 'queue', next.waitedMs);
           resumeIn(request, resumer, DEADLINE_REFUSAL);
         } else {
           request.state = RUNNING;

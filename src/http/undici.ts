@@ -394,7 +394,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, Controller, CallRe
  * Responses stream to the caller as soon as the policy accepts them (or, with bufferResponse, once complete).
  */
 export function retryInterceptor(options: RetryInterceptorOptions): SeawallInterceptor {
-  const client = new SeawallClient(new ClientSettings(options), options.telemetry);
+  const client = new SeawallClient(new ClientSettings(options), options.telemetry, 'undici');
   const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) =>
     function seawallDispatch(opts: Dispatcher.DispatchOptions, handler: Handler): boolean {
       // Upgrades and CONNECT hand over the socket: nothing to retry.
