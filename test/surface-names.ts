@@ -153,7 +153,11 @@ export const HTTP_VALUES = [
   'seawallHandler',
   'seawallHono',
   'shed',
-  // Merge point: `execute` / `createExecutor` and the diagnostics_channel names (issue #14, another branch) go here.
+  // execute for work that is not an HTTP call (docs/execute.md) and the events' channel names (docs/events.md).
+  'SEAWALL_CHANNELS',
+  'createExecutor',
+  'defaultClassify',
+  'execute',
 ];
 
 /** The HTTP drivers (in the root only): types only. */
@@ -194,7 +198,23 @@ export const HTTP_TYPES = [
   'UpstreamRefusal',
   'UpstreamStats',
   'WaitHistogramSnapshot',
-  // Merge point: the types of `execute` / `createExecutor` and of the events' payloads go here.
+  // execute's and the events' types.
+  'Attempted',
+  'AttemptContext',
+  'AttemptFn',
+  'BudgetRefusedEvent',
+  'CancelEvent',
+  'ClientHooks',
+  'ClientKind',
+  'DropEvent',
+  'ExecuteClassifier',
+  'ExecuteOptions',
+  'ExecuteVerdict',
+  'Executor',
+  'ExecutorOptions',
+  'GiveUpEvent',
+  'RetryEvent',
+  'ShedEvent',
 ];
 
 /** `seawall/sim`: values. */
