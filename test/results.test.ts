@@ -16,6 +16,8 @@ function run(variant: string, seed: number, recoverySeconds: number | null, duri
     p99Ms: { before: 227, during: 1063.9, after: 250 },
     goodputPerS: { before: 700, during: 300, after: 700 },
     amplification: { 'member-api': member },
+    deepestService: 'member-api',
+    trigger: { startS: 50, endS: 65 },
     recoverySeconds,
     wastedWorkFraction: 0.622,
     retryRadius: { max: 0, mean: 0 },

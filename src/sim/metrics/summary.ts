@@ -12,6 +12,14 @@ export interface RunSummary {
   p99Ms: Record<string, number>;
   goodputPerS: Record<string, number>;
   amplification: Record<string, Record<string, number>>;
+  /** The service at the greatest call depth: `wastedWorkFraction` is about it, and the table's load column. */
+  deepestService: string;
+  /**
+   * The span from the first fault's start to the last fault's end, in seconds; null when the variant has no faults,
+   * so there is nothing to recover from (and `recoverySeconds` is null for that reason, not because it never did).
+   */
+  trigger: { startS: number; endS: number } | null;
+  /** Seconds from the end of the trigger until the success rate is back (incident.md); null: never, or no trigger. */
   recoverySeconds: number | null;
   wastedWorkFraction: number;
   /**
@@ -168,6 +176,7 @@ export function summarize(
     amplification[service.name] = row;
   });
   const deepest = deepestService(model);
+  const trigger = triggerSpan(model.faults);
   const executions = metrics.executionsTotal[deepest] as number;
   return {
     variant,
@@ -177,6 +186,8 @@ export function summarize(
     p99Ms,
     goodputPerS,
     amplification,
+    deepestService: model.services[deepest]?.name ?? '',
+    trigger: trigger === null ? null : { startS: round6(trigger.startMs / 1000), endS: round6(trigger.endMs / 1000) },
     recoverySeconds: recoverySeconds(model, metrics, durationMs),
     wastedWorkFraction: executions === 0 ? 0 : round6((metrics.wastedTotal[deepest] as number) / executions),
     retryRadius: {
