@@ -226,7 +226,7 @@ describe('fits 100 columns by default', () => {
     const windows = Array.from({ length: 12 }, (_, i) => `window-number-${i}`);
     const out = formatSummaryTable(
       shaped(
-        ['good-no-deadline-drop-and-a-long-tail', 'good-no-queue-limit-and-a-long-tail'],
+        ['one-layer-jitter-deadline-header-budget', 'one-layer-jitter-deadline-header-queue'],
         [1],
         ['member-api'],
         windows,

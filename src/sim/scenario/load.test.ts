@@ -271,12 +271,12 @@ variants:
 calls:
   api -> db: { maxAttempts: 0 }
 variants:
-  broken: { services: { db: { workers: -1 } } }
   fine: {}
+  broken: { services: { db: { workers: -1 } } }
 `);
     expect(problems).toEqual([
-      'variants.broken.services.db.workers: must be an integer ≥ 1',
       'calls.api -> db.maxAttempts: must be an integer ≥ 1',
+      'variants.broken.services.db.workers: must be an integer ≥ 1',
     ]);
   });
 
