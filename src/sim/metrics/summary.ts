@@ -99,8 +99,15 @@ function entryServices(model: ModelSpec): number[] {
   return model.services.flatMap((s, i) => (names.has(s.name) ? [i] : []));
 }
 
-/** The trigger: from the first fault's start to the last fault's end; null without faults. */
-export function triggerSpan(faults: readonly FaultSpec[]): { startMs: number; endMs: number } | null {
+/**
+ * The trigger: from the first fault's start to the last fault's end; null without faults. A fault that starts at or
+ * after the end of the run never happens (the loader warns), so it is no trigger either.
+ */
+export function triggerSpan(
+  allFaults: readonly FaultSpec[],
+  durationMs = Number.POSITIVE_INFINITY,
+): { startMs: number; endMs: number } | null {
+  const faults = allFaults.filter((f) => f.startMs < durationMs);
   if (faults.length === 0) return null;
   return { startMs: Math.min(...faults.map((f) => f.startMs)), endMs: Math.max(...faults.map((f) => f.endMs)) };
 }
@@ -111,7 +118,7 @@ export function triggerSpan(faults: readonly FaultSpec[]): { startMs: number; en
  * run ends (the last `patience`) are not judged. Bins without arrivals count as recovered.
  */
 export function recoverySeconds(model: ModelSpec, metrics: Metrics, durationMs: number): number | null {
-  const trigger = triggerSpan(model.faults);
+  const trigger = triggerSpan(model.faults, durationMs);
   if (trigger === null) return null;
   const entries = entryServices(model);
   const arrivals = (bin: number) =>
@@ -176,7 +183,7 @@ export function summarize(
     amplification[service.name] = row;
   });
   const deepest = deepestService(model);
-  const trigger = triggerSpan(model.faults);
+  const trigger = triggerSpan(model.faults, durationMs);
   const executions = metrics.executionsTotal[deepest] as number;
   return {
     variant,

@@ -148,4 +148,15 @@ faults:
     expect(result.summary.trigger).toEqual({ startS: 5, endS: 9.5 });
     expect(result.summary.recoverySeconds).not.toBeNull();
   });
+
+  it('has no trigger when the only fault starts after the run has ended (it never happens)', () => {
+    const result = run(`
+name: late
+duration: 10s
+traffic: [{ to: a, rate: 20 }]
+services:
+  a: { workers: 2 }
+faults: [{ at: 12s, for: 1s, service: a, workers: 1 }]`);
+    expect(result.summary.trigger).toBeNull();
+  });
 });
