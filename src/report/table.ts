@@ -89,11 +89,15 @@ const SEED: TextColumn = { header: 'seed', align: 'right' };
 function columnsOf(shape: Shape): TextColumn[] {
   const { windows, services, wide } = shape;
   if (!wide) {
-    // Left out first when 100 columns are not enough: the later windows' success, then waste.
+    // Left out first when 100 columns are not enough: the success of the later windows, then of the earlier ones
+    // (the window after the trigger stays longest), then waste.
+    const priority = (w: string, i: number) => (w === shape.loadWindow ? 15 : 10 - i);
     return [
       VARIANT,
       ...(shape.seeds.length > 1 ? [SEED] : []),
-      ...windows.map((w, i): TextColumn => ({ header: w, group: 'success %', align: 'right', priority: 10 - i })),
+      ...windows.map(
+        (w, i): TextColumn => ({ header: w, group: 'success %', align: 'right', priority: priority(w, i) }),
+      ),
       { header: shape.loadWindow, group: `${shape.deepest ?? 'deepest'} ×`, align: 'right' },
       { header: 'recovery s', align: 'right' },
       { header: 'wasted %', align: 'right', priority: 20 },
