@@ -13,6 +13,7 @@ export interface Knockout {
 }
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
+import { CLI_KNOCKOUTS } from './knockouts-list-cli.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
 import { SURFACE_KNOCKOUTS } from './knockouts-list-surface.js';
@@ -369,4 +370,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...DRIVER_KNOCKOUTS,
   ...LAB_KNOCKOUTS,
   ...SURFACE_KNOCKOUTS,
+  ...CLI_KNOCKOUTS,
 ];

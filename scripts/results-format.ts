@@ -99,9 +99,10 @@ export function rate(run: RunSummary, window: string): number {
   return run.successRate[window] ?? Number.NaN;
 }
 
-/** "recovers ×3 (0.0 / 1.0 / 0.0 s)", "never ×3", or which seeds disagree. */
+/** "recovers ×3 (0.0 / 1.0 / 0.0 s)", "never ×3", "no trigger" (no fault to recover from), or which seeds disagree. */
 export function recoveryVerdict(result: SimulationResult, variant: string): string {
   const runs = runsOf(result, variant);
+  if (runs.every((r) => r.trigger === null)) return 'no trigger';
   const recovered = runs.filter((r) => r.recoverySeconds !== null);
   if (recovered.length === runs.length) {
     return `recovers ×${runs.length} (${runs.map((r) => num(r.recoverySeconds ?? 0, 1)).join(' / ')} s)`;

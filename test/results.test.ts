@@ -16,6 +16,8 @@ function run(variant: string, seed: number, recoverySeconds: number | null, duri
     p99Ms: { before: 227, during: 1063.9, after: 250 },
     goodputPerS: { before: 700, during: 300, after: 700 },
     amplification: { 'member-api': member },
+    deepestService: 'member-api',
+    trigger: { startS: 50, endS: 65 },
     recoverySeconds,
     wastedWorkFraction: 0.622,
     retryRadius: { max: 0, mean: 0 },
@@ -50,6 +52,8 @@ describe('results.md formatting', () => {
     const r = result([run('good', 1, 0, 0.4), run('good', 2, 1, 0.4), run('odd', 1, 3, 0.4), run('odd', 2, null, 0)]);
     expect(recoveryVerdict(r, 'good')).toBe('recovers ×2 (0.0 / 1.0 s)');
     expect(recoveryVerdict(r, 'odd')).toBe('**split**: recovers with seed 1, never with 2');
+    const calm = result([{ ...run('calm', 1, null, 1), trigger: null }]);
+    expect(recoveryVerdict(calm, 'calm')).toBe('no trigger');
   });
 
   it('measures the stretch of 1 s bins below 5 % success around the end of the trigger', () => {

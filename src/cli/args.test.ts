@@ -39,7 +39,9 @@ describe('parseCommandLine', () => {
       json: false,
       outDir: undefined,
       list: false,
+      wide: false,
     });
+    expect(simulate(['simulate', 'checkout-incident', '--wide'])).toMatchObject({ wide: true });
   });
 
   it('collects repeated and comma-separated variants in order, once each', () => {
@@ -139,7 +141,10 @@ describe('parseCommandLine: mesh and lint', () => {
       durationMs: undefined,
       db: undefined,
       json: false,
+      wide: false,
     });
+    expect(parseCommandLine(['lab', '--wide'])).toMatchObject({ wide: true });
+    expect(() => parseCommandLine(['lint', 'x.yaml', '--wide'])).toThrow('lint does not take --wide');
     const command = parseCommandLine([
       'lab',
       'x.yaml',
@@ -255,8 +260,18 @@ describe('helpText', () => {
   it('names the version, the command and every simulate option', () => {
     const text = helpText('main', '9.9.9');
     expect(text).toContain('seawall 9.9.9');
-    for (const option of ['--variant', '--seed N', '--seeds 1,2,3', '--json', '--out DIR', '--list']) {
+    for (const option of ['--variant', '--seed N', '--seeds 1,2,3', '--json', '--out DIR', '--list', '--wide']) {
       expect(text).toContain(option);
     }
+    expect(helpText('lab', '1')).toContain('--wide');
+  });
+
+  it.each(['main', 'simulate', 'lab', 'mesh', 'lint'] as const)('fits 100 columns: %s', (topic) => {
+    const widest = Math.max(
+      ...helpText(topic, '0.1.0')
+        .split('\n')
+        .map((l) => l.length),
+    );
+    expect(widest).toBeLessThanOrEqual(100);
   });
 });

@@ -21,6 +21,8 @@ export interface SimulateCommand {
   json: boolean;
   outDir: string | undefined;
   list: boolean;
+  /** Every column of the table, no 100-column fit. */
+  wide: boolean;
 }
 
 export interface MeshImportCommand {
@@ -65,6 +67,8 @@ export interface LabCommand {
   seed: number | undefined;
   out: string | undefined;
   json: boolean;
+  /** Every column of the table, no 100-column fit. */
+  wide: boolean;
   /** The command line that reproduces the run, for the report. */
   reproduce: string;
 }
@@ -89,6 +93,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   out: { type: 'string' },
   list: { type: 'boolean' },
+  wide: { type: 'boolean' },
   map: { type: 'string', multiple: true },
   scenario: { type: 'string' },
   format: { type: 'string' },
@@ -98,7 +103,7 @@ const OPTIONS = {
   db: { type: 'string' },
 } as const;
 
-const SIMULATE_ONLY = ['variant', 'seed', 'seeds', 'json', 'out', 'list'] as const;
+const SIMULATE_ONLY = ['variant', 'seed', 'seeds', 'json', 'out', 'list', 'wide'] as const;
 /** Options of the mesh and lint commands, which simulate does not take. */
 const MESH_OPTIONS = ['map', 'scenario', 'format', 'namespace', 'scale', 'duration', 'db'] as const;
 /** Which options each of the other commands takes. */
@@ -106,7 +111,7 @@ const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'mesh import': ['map', 'scenario', 'variant', 'out', 'json'],
   'mesh export': ['variant', 'format', 'out', 'namespace'],
   lint: ['variant', 'json', 'map'],
-  lab: ['variant', 'scale', 'duration', 'db', 'seed', 'out', 'json'],
+  lab: ['variant', 'scale', 'duration', 'db', 'seed', 'out', 'json', 'wide'],
 };
 
 type Values = Record<string, unknown>;
@@ -268,6 +273,7 @@ function parseLab(rest: string[], values: Values): Command {
     seed,
     out,
     json: values.json === true,
+    wide: values.wide === true,
     reproduce: parts.map(shellQuote).join(' '),
   };
 }
@@ -325,7 +331,16 @@ export function parseCommandLine(argv: readonly string[]): Command {
     }
   }
   if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out needs a directory');
-  return { kind: 'simulate', target, variants, seeds, json: values.json === true, outDir: values.out, list };
+  return {
+    kind: 'simulate',
+    target,
+    variants,
+    seeds,
+    json: values.json === true,
+    outDir: values.out,
+    list,
+    wide: values.wide === true,
+  };
 }
 
 /** Quotes one argument for a POSIX shell when it needs it. */

@@ -153,8 +153,29 @@ describe('seawall (built CLI, end to end)', () => {
     const run = seawall(['simulate', tiny]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^tiny-e2e: 8 s simulated/);
-    expect(run.stdout).toMatch(/\nsingle\s+1\s/);
-    expect(run.stdout).toMatch(/\nretrying\s+1\s/);
+    expect(run.stdout).toMatch(/\nsingle\s+\d/);
+    expect(run.stdout).toMatch(/\nretrying\s+\d/);
+  });
+
+  it('fits 100 columns on the checkout incident with 3 seeds, and prints the load after the trigger', () => {
+    const run = seawall([
+      'simulate',
+      'checkout-incident',
+      '--variant',
+      'bad,one-layer-jitter-deadline-header',
+      '--seeds',
+      '1,2,3',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(100);
+    // The README's figure: 15.81 attempts at member-api per user request after the trigger (the whole run: 9.28).
+    expect(lines.find((l) => /^bad\s+1\s/.test(l))?.split(/\s+/)).toContain('15.81');
+    expect(lines.filter((l) => l.startsWith('bad')).join('\n')).not.toContain('9.28');
+    expect(lines.filter((l) => /\smean\s/.test(l))).toHaveLength(2);
+    const wide = seawall(['simulate', 'checkout-incident', '--variant', 'bad', '--wide']);
+    expect(wide.stdout).toContain('9.28');
+    expect(Math.max(...wide.stdout.split('\n').map((l) => l.length))).toBeGreaterThan(100);
   });
 
   it('--json emits exactly one parseable document, the same for the same seed', () => {

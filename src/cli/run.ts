@@ -89,7 +89,7 @@ async function runSimulate<S>(command: SimulateCommand, io: CliIo, sim: Simulato
     progress.finish();
   }
   if (command.json) io.stdout.write(summaryJson(result));
-  else io.stdout.write(formatSummaryTable(result, { color: useColor(io.stdout, io.env) }));
+  else io.stdout.write(formatSummaryTable(result, { color: useColor(io.stdout, io.env), wide: command.wide }));
   if (command.outDir !== undefined) {
     let files: string[];
     try {

@@ -77,7 +77,7 @@ async function run(command: LabCommand, io: Io): Promise<number> {
     onProgress: (line) => io.stderr.write(`${line}\n`),
   });
   if (command.json) io.stdout.write(labSummaryJson(result));
-  else io.stdout.write(formatLabTable(result));
+  else io.stdout.write(formatLabTable(result, { wide: command.wide }));
   if (command.out !== undefined) {
     mkdirSync(command.out, { recursive: true });
     writeFileSync(join(command.out, 'summary.json'), labSummaryJson(result));

@@ -15,6 +15,8 @@ function run(success: number, amplification: number, recovery: number | null): R
     p99Ms: {},
     goodputPerS: {},
     amplification: { 'member-api': { before: 1, during: amplification, after: amplification, total: 1 } },
+    deepestService: 'member-api',
+    trigger: { startS: 50, endS: 65 },
     recoverySeconds: recovery,
     wastedWorkFraction: 0,
     retryRadius: { max: 0, mean: 0 },
@@ -43,5 +45,12 @@ describe('compareRuns', () => {
     const verdict = compareRuns(run(0.4, 10, null), run(0.4, 10, 12), model);
     expect(verdict.agrees).toBe(false);
     expect(verdict.checks[0]).toEqual({ what: 'recovers', lab: 'never', sim: 'recovers', ok: false });
+  });
+
+  it('says no trigger, not never, when neither run had a fault to recover from', () => {
+    const calm = { ...run(1, 1, null), trigger: null };
+    const c = compareRuns(calm, calm, model);
+    expect(c.checks[0]).toEqual({ what: 'recovers', lab: 'no trigger', sim: 'no trigger', ok: true });
+    expect(compareRuns(calm, run(1, 1, null), model).checks[0]?.ok).toBe(false);
   });
 });

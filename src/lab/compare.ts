@@ -20,16 +20,20 @@ export interface Comparison {
   checks: Check[];
 }
 
-const verdict = (s: number | null) => (s === null ? 'never' : 'recovers');
+/** 'no trigger' when the run had no fault to recover from (then recoverySeconds is null too). */
+const verdict = (run: RunSummary): string => {
+  if (run.trigger === null) return 'no trigger';
+  return run.recoverySeconds === null ? 'never' : 'recovers';
+};
 
 /** The checks docs/lab.md states: the three criteria of the issue, every window. */
 export function compareRuns(lab: RunSummary, sim: RunSummary, model: ModelSpec): Comparison {
   const checks: Check[] = [];
   checks.push({
     what: 'recovers',
-    lab: verdict(lab.recoverySeconds),
-    sim: verdict(sim.recoverySeconds),
-    ok: (lab.recoverySeconds === null) === (sim.recoverySeconds === null),
+    lab: verdict(lab),
+    sim: verdict(sim),
+    ok: verdict(lab) === verdict(sim),
   });
   for (const window of Object.keys(sim.successRate)) {
     const l = lab.successRate[window] ?? 0;

@@ -31,6 +31,18 @@ export function serviceNames(result: Pick<SimulationResult, 'runs' | 'timeseries
   return [...seen];
 }
 
+/**
+ * The window that shows the load after the trigger (the README's "member-api load after the trigger"): the one named
+ * `after`, else the first that starts at or after the end of the first run's trigger; null when there is none.
+ */
+export function afterTriggerWindow(result: Pick<SimulationResult, 'windows' | 'runs'>): string | null {
+  if ('after' in result.windows) return 'after';
+  const trigger = result.runs.find((r) => r.trigger !== null)?.trigger;
+  if (trigger === undefined || trigger === null) return null;
+  const found = Object.entries(result.windows).find(([, [startS]]) => startS >= trigger.endS);
+  return found === undefined ? null : found[0];
+}
+
 /** The interval to shade as the trigger: the `during` window when the scenario has one. */
 export function triggerInterval(result: Pick<SimulationResult, 'windows'>): [number, number] | null {
   return result.windows.during ?? null;

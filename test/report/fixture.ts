@@ -22,6 +22,8 @@ function fixtureRun(variant: string, seed: number, recovers: boolean): RunSummar
         total: recovers ? 1.06 : 12.4,
       },
     },
+    deepestService: 'member-api',
+    trigger: { startS: 10, endS: 15 },
     recoverySeconds: recovers ? 0.5 : null,
     wastedWorkFraction: recovers ? 0.008 : 0.737,
     retryRadius: { max: 0, mean: 0 },

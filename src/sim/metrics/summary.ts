@@ -12,6 +12,14 @@ export interface RunSummary {
   p99Ms: Record<string, number>;
   goodputPerS: Record<string, number>;
   amplification: Record<string, Record<string, number>>;
+  /** The service at the greatest call depth: `wastedWorkFraction` is about it, and the table's load column. */
+  deepestService: string;
+  /**
+   * The span from the first fault's start to the last fault's end, in seconds; null when the variant has no faults,
+   * so there is nothing to recover from (and `recoverySeconds` is null for that reason, not because it never did).
+   */
+  trigger: { startS: number; endS: number } | null;
+  /** Seconds from the end of the trigger until the success rate is back (incident.md); null: never, or no trigger. */
   recoverySeconds: number | null;
   wastedWorkFraction: number;
   /**
@@ -91,8 +99,15 @@ function entryServices(model: ModelSpec): number[] {
   return model.services.flatMap((s, i) => (names.has(s.name) ? [i] : []));
 }
 
-/** The trigger: from the first fault's start to the last fault's end; null without faults. */
-export function triggerSpan(faults: readonly FaultSpec[]): { startMs: number; endMs: number } | null {
+/**
+ * The trigger: from the first fault's start to the last fault's end; null without faults. A fault that starts at or
+ * after the end of the run never happens (the loader warns), so it is no trigger either.
+ */
+export function triggerSpan(
+  allFaults: readonly FaultSpec[],
+  durationMs = Number.POSITIVE_INFINITY,
+): { startMs: number; endMs: number } | null {
+  const faults = allFaults.filter((f) => f.startMs < durationMs);
   if (faults.length === 0) return null;
   return { startMs: Math.min(...faults.map((f) => f.startMs)), endMs: Math.max(...faults.map((f) => f.endMs)) };
 }
@@ -103,7 +118,7 @@ export function triggerSpan(faults: readonly FaultSpec[]): { startMs: number; en
  * run ends (the last `patience`) are not judged. Bins without arrivals count as recovered.
  */
 export function recoverySeconds(model: ModelSpec, metrics: Metrics, durationMs: number): number | null {
-  const trigger = triggerSpan(model.faults);
+  const trigger = triggerSpan(model.faults, durationMs);
   if (trigger === null) return null;
   const entries = entryServices(model);
   const arrivals = (bin: number) =>
@@ -168,6 +183,7 @@ export function summarize(
     amplification[service.name] = row;
   });
   const deepest = deepestService(model);
+  const trigger = triggerSpan(model.faults, durationMs);
   const executions = metrics.executionsTotal[deepest] as number;
   return {
     variant,
@@ -177,6 +193,8 @@ export function summarize(
     p99Ms,
     goodputPerS,
     amplification,
+    deepestService: model.services[deepest]?.name ?? '',
+    trigger: trigger === null ? null : { startS: round6(trigger.startMs / 1000), endS: round6(trigger.endMs / 1000) },
     recoverySeconds: recoverySeconds(model, metrics, durationMs),
     wastedWorkFraction: executions === 0 ? 0 : round6((metrics.wastedTotal[deepest] as number) / executions),
     retryRadius: {

@@ -114,6 +114,8 @@ calls: { a -> b: ${NO_RETRY} }`);
       'p99Ms',
       'goodputPerS',
       'amplification',
+      'deepestService',
+      'trigger',
       'recoverySeconds',
       'wastedWorkFraction',
       'retryRadius',
@@ -121,9 +123,40 @@ calls: { a -> b: ${NO_RETRY} }`);
     ]);
     expect(Object.keys(result.summary.successRate)).toEqual(['w1', 'w2']);
     expect(Object.keys(result.summary.amplification.b ?? {})).toEqual(['w1', 'w2', 'total']);
+    // No faults: nothing to recover from, which the summary tells apart from never recovering.
+    expect(result.summary.trigger).toBeNull();
     expect(result.summary.recoverySeconds).toBeNull();
+    expect(result.summary.deepestService).toBe('b');
     expect(result.timeseries).toHaveLength(10 * 2);
     expect(result.timeseries[0]).toMatchObject({ t: 0, service: 'a', successRate: 1 });
     expect(result.timeseries[1]).toMatchObject({ t: 0, service: 'b', successRate: null, goodput: null });
+  });
+
+  it('reports the trigger as the span of the faults, so a run with faults that never recovers reads as never', () => {
+    const result = run(`
+name: trigger
+duration: 20s
+windows: { before: [1s, 4s], after: [12s, 18s] }
+traffic: [{ to: a, rate: 20 }]
+services:
+  a: { calls: [b] }
+  b: { workers: 2 }
+calls: { a -> b: ${NO_RETRY} }
+faults:
+  - { at: 5s, for: 2s, service: b, errors: { rate: 1 } }
+  - { at: 6s, for: 3500ms, service: b, latency: 10ms }`);
+    expect(result.summary.trigger).toEqual({ startS: 5, endS: 9.5 });
+    expect(result.summary.recoverySeconds).not.toBeNull();
+  });
+
+  it('has no trigger when the only fault starts after the run has ended (it never happens)', () => {
+    const result = run(`
+name: late
+duration: 10s
+traffic: [{ to: a, rate: 20 }]
+services:
+  a: { workers: 2 }
+faults: [{ at: 12s, for: 1s, service: a, workers: 1 }]`);
+    expect(result.summary.trigger).toBeNull();
   });
 });

@@ -10,7 +10,7 @@ import {
   validateOutlierDetectionConfig,
 } from '../../policy/outlier-config.js';
 import { validateRetryConfig } from '../../policy/retry-config.js';
-import { joinKey, type Problem } from './errors.js';
+import { joinKey, noServiceNamed, type Problem } from './errors.js';
 import { edgeKey, parseEdgeKey } from './merge.js';
 import type { EdgeSpec, ServiceSpec } from './types.js';
 
@@ -132,6 +132,64 @@ function withEdgeKeyHint(problem: Problem, path: string): Problem {
   return { path: problem.path, message: `unknown key${didYouMean(key, EDGE_KEYS)}` };
 }
 
+/** What one `calls:` block resolves to: the RetryPolicy config, the hop's flags and the attempt guards. */
+export interface EdgeBlock {
+  config: unknown;
+  seawall: boolean;
+  oneLayer: boolean;
+  guards: Guards;
+}
+
+/**
+ * Checks one `calls:` block with the policies' own validators (problems and warnings under `path`). `callerSeawall`
+ * is whether the calling service runs Seawall; `onDetector` gets a valid outlier-detection block, for the checks
+ * that need the run (the callee's instances, the duration).
+ */
+export function resolveEdgeBlock(
+  block: unknown,
+  path: string,
+  callerSeawall: boolean,
+  ownership: boolean | undefined,
+  problems: Problem[],
+  warnings: Problem[],
+  onDetector: (od: OutlierDetectionConfig) => void = () => {},
+): EdgeBlock {
+  let config: unknown = block;
+  // A caller running Seawall sends its headers and applies its policy whether or not the callee reads them.
+  let seawall = callerSeawall;
+  let oneLayer = true;
+  let guards = NO_GUARDS;
+  if (block !== null && typeof block === 'object' && !Array.isArray(block)) {
+    // `seawall` and `oneLayer` describe the hop (the HTTP client's options), the guards each attempt; the rest is
+    // the RetryPolicy's config.
+    const {
+      seawall: edgeSeawall,
+      oneLayer: edgeOneLayer,
+      circuitBreaker,
+      limits,
+      outlierDetection,
+      loadBalancer,
+      ...policy
+    } = block as Record<string, unknown>;
+    seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
+    oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
+    guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);
+    if (guards.outlierDetection !== null) onDetector(guards.outlierDetection);
+    // The variant's `ownership` applies to every Seawall hop that does not set its own.
+    config = ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
+    if (!seawall && policy.ownership === true) {
+      problems.push({
+        path: joinKey(path, 'ownership'),
+        message: 'needs a Seawall hop (this call is seawall: false)',
+      });
+    }
+  }
+  const result = validateRetryConfig(config, path);
+  problems.push(...fromConfigIssues(result.issues).map((p) => withEdgeKeyHint(p, path)));
+  warnings.push(...fromConfigIssues(result.warnings));
+  return { config, seawall, oneLayer, guards };
+}
+
 /** Every edge of the call graph with its resolved block; problems carry paths under `calls`. */
 export function resolveEdges(
   services: ServiceSpec[],
@@ -151,7 +209,8 @@ export function resolveEdges(
       continue;
     }
     const caller = byName.get(edge.from);
-    if (!caller) problems.push({ path, message: `no service named ${edge.from}` });
+    if (!caller) problems.push({ path, message: noServiceNamed(edge.from, byName.keys()) });
+    else if (!byName.has(edge.to)) problems.push({ path, message: noServiceNamed(edge.to, byName.keys()) });
     else if (!caller.calls.some((c) => c.to === edge.to)) {
       problems.push({ path, message: `${edge.from} does not call ${edge.to} (add it to services.${edge.from}.calls)` });
     }
@@ -162,43 +221,11 @@ export function resolveEdges(
       const key = edgeKey(service.name, call.to);
       const path = joinKey('calls', key);
       const block = calls[key] ?? {};
-      let config: unknown = block;
-      // A caller running Seawall sends its headers and applies its policy whether or not the callee reads them.
-      let seawall = service.seawall;
-      let oneLayer = true;
-      let guards = NO_GUARDS;
-      if (block !== null && typeof block === 'object' && !Array.isArray(block)) {
-        // `seawall` and `oneLayer` describe the hop (the HTTP client's options), the guards each attempt; the rest is
-        // the RetryPolicy's config.
-        const {
-          seawall: edgeSeawall,
-          oneLayer: edgeOneLayer,
-          circuitBreaker,
-          limits,
-          outlierDetection,
-          loadBalancer,
-          ...policy
-        } = block as Record<string, unknown>;
-        seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
-        oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
-        guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);
-        const callee = byName.get(call.to);
-        if (guards.outlierDetection !== null && callee !== undefined) {
-          checkDetector(guards.outlierDetection, service, callee, durationMs, path, problems);
-        }
-        // The variant's `ownership` applies to every Seawall hop that does not set its own.
-        config =
-          ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
-        if (!seawall && policy.ownership === true) {
-          problems.push({
-            path: joinKey(path, 'ownership'),
-            message: 'needs a Seawall hop (this call is seawall: false)',
-          });
-        }
-      }
-      const result = validateRetryConfig(config, path);
-      problems.push(...fromConfigIssues(result.issues).map((p) => withEdgeKeyHint(p, path)));
-      warnings.push(...fromConfigIssues(result.warnings));
+      const callee = byName.get(call.to);
+      const resolved = resolveEdgeBlock(block, path, service.seawall, ownership, problems, warnings, (od) => {
+        if (callee !== undefined) checkDetector(od, service, callee, durationMs, path, problems);
+      });
+      const { config, seawall, oneLayer, guards } = resolved;
       edges.push({
         from: service.name,
         to: call.to,

@@ -1,7 +1,7 @@
 // Scenario problems: the ScenarioError class and turning zod issues into one "path: message" line each.
 
 import type { z } from 'zod';
-import { editDistance } from '../../policy/config-error.js';
+import { didYouMean, editDistance } from '../../policy/config-error.js';
 import { KNOWN_KEYS } from './schema.js';
 
 /** A scenario that cannot be run. `problems` has one line per problem, each naming its path. */
@@ -28,6 +28,11 @@ export function joinKey(path: string, key: string | number): string {
 
 export function problemLine(problem: Problem): string {
   return `${problem.path === '' ? '(root)' : problem.path}: ${problem.message}`;
+}
+
+/** "no service named X; did you mean Y?" (the suggestion when a known service is close). */
+export function noServiceNamed(name: string, known: Iterable<string>): string {
+  return `no service named ${name}${didYouMean(name, known)}`;
 }
 
 /** " (did you mean X?)" when a known key is within two edits of `key`. */

@@ -235,6 +235,83 @@ variants:
     );
   });
 
+  it('reports schema problems and policy problems of one file in the same pass', () => {
+    const problems = problemsOf(`
+name: both
+duration: 10s
+traffic: [{ to: api, rate: 10 }]
+services:
+  api: { calls: [db], instances: many }
+  db: { workers: 4, discipline: random }
+calls:
+  api -> db: { maxAttempts: 0, budget: { kind: token-bucket, maxTokens: 5000, tokenRatio: 0.1 } }
+variants:
+  a: {}
+  b:
+    calls:
+      api -> db: { circuitBreaker: { failureThreshold: -1 } }
+`);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'services.api.instances: must be an integer from 1 to 1000',
+        'services.db.discipline: must be "fifo" or "adaptive-lifo"',
+        'calls.api -> db.maxAttempts: must be an integer ≥ 1',
+        'calls.api -> db.budget.maxTokens: must be a number in (0, 1000]',
+        'variants.b.calls.api -> db.circuitBreaker.failureThreshold: must be an integer ≥ 1, or false',
+      ]),
+    );
+    // A top-level problem found in every variant is the top level's own: no "in variants a, b" on it.
+    expect(problems.filter((p) => p.startsWith('calls.api -> db.maxAttempts'))).toEqual([
+      'calls.api -> db.maxAttempts: must be an integer ≥ 1',
+    ]);
+  });
+
+  it('names no variant on a top-level policy problem when only some variants failed the schema', () => {
+    const problems = problemsOf(`${MINIMAL}
+calls:
+  api -> db: { maxAttempts: 0 }
+variants:
+  fine: {}
+  broken: { services: { db: { workers: -1 } } }
+`);
+    expect(problems).toEqual([
+      'calls.api -> db.maxAttempts: must be an integer ≥ 1',
+      'variants.broken.services.db.workers: must be an integer ≥ 1',
+    ]);
+  });
+
+  it('refuses a variant that names a service the top level does not have, suggesting the closest', () => {
+    const problems = problemsOf(`${MINIMAL}
+variants:
+  ok: {}
+  typo:
+    services:
+      dbb: { queueLimit: 5 }
+    calls:
+      api -> dbx: { maxAttempts: 2 }
+      apj -> db: { maxAttempts: 2 }
+`);
+    expect(problems).toEqual([
+      'variants.typo.services.dbb: no service named dbb; did you mean db? (a variant cannot add a service: declare new ones at the top level)',
+      'variants.typo.calls.api -> dbx: no service named dbx; did you mean db?',
+      'variants.typo.calls.apj -> db: no service named apj; did you mean api?',
+    ]);
+  });
+
+  it('suggests the closest service for a misspelt call, traffic target or fault service', () => {
+    const problems = problemsOf(
+      MINIMAL.replace('to: api', 'to: apii').replace('calls: [db]', 'calls: [dv]') +
+        'faults: [{ service: dbb, at: 1s, for: 1s, latency: 5ms }]\n',
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'traffic.0.to: no service named apii; did you mean api?',
+        'services.api.calls.0: no service named dv; did you mean db?',
+        'faults.0.service: no service named dbb; did you mean db?',
+      ]),
+    );
+  });
+
   it('rejects call cycles', () => {
     const yaml = MINIMAL.replace('db: { workers: 2,', 'db: { calls: [api], workers: 2,');
     expect(problemsOf(yaml).join('\n')).toMatch(/call cycle/);

@@ -5,9 +5,17 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
 import { MAX_WINDOWS } from '../metrics/collector.js';
-import { fromZodIssues, joinKey, type Problem, problemLine, requiredKeyMessage, ScenarioError } from './errors.js';
+import {
+  fromZodIssues,
+  joinKey,
+  noServiceNamed,
+  type Problem,
+  problemLine,
+  requiredKeyMessage,
+  ScenarioError,
+} from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay } from './merge.js';
-import { resolveModel } from './resolve.js';
+import { checkPolicyBlocks, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
 
@@ -161,6 +169,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const rawVariants = (isPlainObject(raw.variants) ? raw.variants : {}) as Record<string, Record<string, unknown>>;
   const declared = Object.keys(file.variants ?? {});
   const names = declared.length > 0 ? declared : [DEFAULT_VARIANT];
+  const baseServices = isPlainObject(base.services) ? Object.keys(base.services) : null;
 
   const variants: VariantSpec[] = [];
   // Problems found in the merged model of each variant, by line, with the variants that have them (see inVariants).
@@ -168,6 +177,8 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const modelLines = new Map<string, { checked: string[]; found: string[] }>();
   const schemaChecked: string[] = [];
   const resolveChecked: string[] = [];
+  // Every variant's policy blocks are checked: by the whole resolve, or (schema refused) by checkPolicyBlocks.
+  const policyChecked: string[] = [];
   const noteModelProblem = (problem: Problem, variant: string, checked: string[]) => {
     const line = problemLine(problem);
     const seen = modelLines.get(line);
@@ -180,9 +191,10 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
       // A broken extends chain is reported; the variant is still checked on its own so other problems show too.
       const chain = extendsChain(name, rawVariants, problems) ?? [name];
       for (const link of chain) {
+        const overlay = normalizeOverlay(variantModelKeys(rawVariants[link]));
         layers.push({
           prefix: joinKey('variants', link),
-          overlay: normalizeOverlay(variantModelKeys(rawVariants[link])),
+          overlay: baseServices === null ? overlay : withoutNewServices(overlay, baseServices, link, problems),
         });
       }
       if (!NAME.test(name))
@@ -198,9 +210,15 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     schemaChecked.push(name);
     if (!parsed.success) {
       for (const p of fromZodIssues(parsed.error.issues, '')) noteModelProblem(place(p), name, schemaChecked);
+      // The policy blocks the schema could read are checked all the same: every problem in one pass.
+      const policyProblems: Problem[] = [];
+      checkPolicyBlocks(merged, policyProblems);
+      policyChecked.push(name);
+      for (const p of policyProblems) noteModelProblem(place(p), name, policyChecked);
       continue;
     }
     resolveChecked.push(name);
+    policyChecked.push(name);
     const modelProblems: Problem[] = [];
     const modelWarnings: Problem[] = [];
     const model = resolveModel(parsed.data, modelProblems, modelWarnings, durationMs);
@@ -229,10 +247,37 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
  * A problem at a path the top level sets that only some of the variants checked have comes from what those variants
  * changed elsewhere (a variant giving db 1 instance breaks a top-level fault on instance 1): the line names them. A
  * problem every variant checked has is the top level's own, and a path under `variants.` names its variant already.
+ * (`checked` is the list of the first check that found it; a policy problem is also found by the variants the
+ * schema refused, whose policy blocks are checked on their own.)
  */
 function inVariants(line: string, found: readonly string[], checked: readonly string[]): string {
-  if (line.startsWith('variants.') || found.length === checked.length) return line;
+  if (line.startsWith('variants.') || checked.every((v) => found.includes(v))) return line;
   return `${line}, in variant${found.length > 1 ? 's' : ''} ${found.join(', ')}`;
+}
+
+/**
+ * A variant changes the top level's services; it cannot add one (docs/scenario-format.md). A name the top level
+ * does not have is most likely a misspelling that would otherwise run as a new, idle service: it is a problem that
+ * names the closest service, and it is left out of the merge so it causes no further problems.
+ */
+function withoutNewServices(
+  overlay: Record<string, unknown>,
+  known: readonly string[],
+  variant: string,
+  problems: Problem[],
+): Record<string, unknown> {
+  if (!isPlainObject(overlay.services)) return overlay;
+  const services: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(overlay.services)) {
+    if (known.includes(name)) services[name] = value;
+    else {
+      problems.push({
+        path: joinKey(joinKey(joinKey('variants', variant), 'services'), name),
+        message: `${noServiceNamed(name, known)} (a variant cannot add a service: declare new ones at the top level)`,
+      });
+    }
+  }
+  return { ...overlay, services };
 }
 
 function variantModelKeys(variant: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -3,10 +3,11 @@
 import type { ConfigIssue } from '../../policy/config-error.js';
 import { type LoadShedderConfig, validateLoadShedderConfig } from '../../policy/shed.js';
 import type { DistSpec } from '../model/distributions.js';
-import { fromConfigIssues, resolveEdges } from './edges.js';
-import { joinKey, type Problem } from './errors.js';
+import { fromConfigIssues, resolveEdgeBlock, resolveEdges } from './edges.js';
+import { joinKey, noServiceNamed, type Problem, requiredKeyMessage } from './errors.js';
+import { isPlainObject, parseEdgeKey } from './merge.js';
 import type { FaultInput, ModelInput, ServiceInput } from './schema.js';
-import { SHED_KEYS } from './schema.js';
+import { SHED_KEYS, serviceSchema } from './schema.js';
 import type { CallSpec, ErrorSpec, FaultSpec, ModelSpec, ServiceSpec, TrafficSpec } from './types.js';
 
 /** Services without `workers` but with shed keys get this many (the LoadShedder needs a finite number). */
@@ -119,7 +120,7 @@ function checkCallGraph(services: ServiceSpec[], problems: Problem[]): void {
     const seen = new Set<string>();
     service.calls.forEach((call, index) => {
       const path = joinKey(joinKey(joinKey('services', service.name), 'calls'), index);
-      if (!byName.has(call.to)) problems.push({ path, message: `no service named ${call.to}` });
+      if (!byName.has(call.to)) problems.push({ path, message: noServiceNamed(call.to, byName.keys()) });
       else if (call.to === service.name) problems.push({ path, message: 'a service cannot call itself' });
       if (seen.has(call.to)) problems.push({ path, message: `${call.to} is called twice` });
       seen.add(call.to);
@@ -152,7 +153,7 @@ function resolveFault(input: FaultInput, index: number, names: Set<string>, prob
   const path = joinKey('faults', index);
   const service = input.service ?? null;
   if (service !== null && !names.has(service)) {
-    problems.push({ path: joinKey(path, 'service'), message: `no service named ${service}` });
+    problems.push({ path: joinKey(path, 'service'), message: noServiceNamed(service, names) });
   }
   const hasEffect =
     input.workers !== undefined ||
@@ -196,7 +197,7 @@ export function resolveModel(
   checkCallGraph(services, problems);
   checkInstanceCounts(services, problems);
   const traffic: TrafficSpec[] = input.traffic.map((t, index) => {
-    if (!names.has(t.to)) problems.push({ path: `traffic.${index}.to`, message: `no service named ${t.to}` });
+    if (!names.has(t.to)) problems.push({ path: `traffic.${index}.to`, message: noServiceNamed(t.to, names) });
     return { to: t.to, ratePerS: t.rate, patienceMs: t.patience ?? null };
   });
   if (services.length === 0) problems.push({ path: 'services', message: 'must define at least one service' });
@@ -244,4 +245,28 @@ export function resolveModel(
     faults,
     cancellation: input.cancellation ?? false,
   };
+}
+
+/**
+ * For a model the schema refused: the policy blocks it can still read, checked by the policies' own validators, so
+ * a file's schema problems and policy problems come in one pass (docs: every problem at once). A service whose own
+ * block passes the schema gets its load-shedding config checked; every `caller -> callee` block its RetryPolicy
+ * config and guards. The cross-references (no service named ..., call cycles) need the whole model: they wait.
+ */
+export function checkPolicyBlocks(merged: unknown, problems: Problem[]): void {
+  if (!isPlainObject(merged)) return;
+  const services = isPlainObject(merged.services) ? merged.services : {};
+  for (const [name, raw] of Object.entries(services)) {
+    const parsed = serviceSchema.safeParse(raw, { error: requiredKeyMessage });
+    if (parsed.success) resolveService(name, parsed.data, problems);
+  }
+  if (!isPlainObject(merged.calls)) return;
+  const ownership = typeof merged.ownership === 'boolean' ? merged.ownership : undefined;
+  for (const [key, block] of Object.entries(merged.calls)) {
+    const edge = parseEdgeKey(key);
+    if (edge === undefined) continue;
+    const caller = services[edge.from];
+    const callerSeawall = !(isPlainObject(caller) && caller.seawall === false);
+    resolveEdgeBlock(block, joinKey('calls', key), callerSeawall, ownership, problems, []);
+  }
 }

@@ -1,0 +1,79 @@
+// Knock-outs of issue #14's terminal table and scenario checks: the 100-column fit, the load after the trigger,
+// the mean rows, "no trigger", variants that name unknown services, and policy problems beside schema problems.
+
+import type { Knockout } from './knockouts-list.js';
+
+export const CLI_KNOCKOUTS: Knockout[] = [
+  {
+    id: 'table-fits-width',
+    mechanism: "the terminal tables (simulate's and the lab's) fit 100 columns: long names cut, columns left out",
+    file: 'src/report/text-table.ts',
+    find: '  if (totalWidth(widths) > maxWidth) {',
+    replace: '  if (false) {',
+    tests: ['src/report/table.test.ts', 'test/report/builtin-widths.test.ts', 'src/lab/table.test.ts'],
+  },
+  {
+    id: 'table-names-cut-in-the-middle',
+    mechanism: 'a variant name too long for the table keeps its end, so names with a common prefix stay apart',
+    file: 'src/report/text-table.ts',
+    find: '    const cut = columns[i]?.shrinkTo !== undefined ? truncateMiddle(text, w) : truncate(text, w);',
+    replace: '    const cut = truncate(text, w);',
+    tests: ['src/report/table.test.ts'],
+  },
+  {
+    id: 'table-load-after-trigger',
+    mechanism: "the table shows the deepest service's load after the trigger (the README's 15.8), not the whole run's",
+    file: 'src/report/table.ts',
+    find: '      formatRatio(run.amplification[run.deepestService]?.[shape.loadWindow]),',
+    replace: '      formatRatio(run.amplification[run.deepestService]?.total),',
+    tests: ['src/report/table.test.ts'],
+  },
+  {
+    id: 'table-mean-rows',
+    mechanism: 'with several seeds each variant gets a mean±spread row',
+    file: 'src/report/table.ts',
+    find: '    if (runs.length > 1) rows.push(meanRow(runs, shape));',
+    replace: '',
+    tests: ['src/report/table.test.ts'],
+  },
+  {
+    id: 'table-no-trigger',
+    mechanism: 'a run without faults reads "no trigger" for recovery, not "never"',
+    file: 'src/report/table.ts',
+    find: "  return run.trigger === null ? 'no trigger' : formatRecovery(run.recoverySeconds);",
+    replace: '  return formatRecovery(run.recoverySeconds);',
+    tests: ['src/report/table.test.ts'],
+  },
+  {
+    id: 'summary-trigger',
+    mechanism: 'the summary reports the trigger (null without faults, or when they start after the run)',
+    file: 'src/sim/metrics/summary.ts',
+    find: '  const faults = allFaults.filter((f) => f.startMs < durationMs);',
+    replace: '  const faults = allFaults;',
+    tests: ['src/sim/model/model.test.ts'],
+  },
+  {
+    id: 'lab-no-trigger',
+    mechanism: 'the lab compares "no trigger" as its own verdict, not as "never"',
+    file: 'src/lab/compare.ts',
+    find: "  if (run.trigger === null) return 'no trigger';",
+    replace: '',
+    tests: ['src/lab/compare.test.ts'],
+  },
+  {
+    id: 'scenario-variant-new-service',
+    mechanism: 'a variant naming a service the top level lacks is an error with the closest name, not a new service',
+    file: 'src/sim/scenario/load.ts',
+    find: '          overlay: baseServices === null ? overlay : withoutNewServices(overlay, baseServices, link, problems),',
+    replace: '          overlay,',
+    tests: ['src/sim/scenario/load.test.ts'],
+  },
+  {
+    id: 'scenario-policy-with-schema',
+    mechanism: 'a model the schema refused still gets its policy blocks checked: both kinds of problem in one run',
+    file: 'src/sim/scenario/load.ts',
+    find: '      checkPolicyBlocks(merged, policyProblems);',
+    replace: '',
+    tests: ['src/sim/scenario/load.test.ts'],
+  },
+];
