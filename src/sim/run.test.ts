@@ -77,6 +77,20 @@ describe('simulate', () => {
     expect(member?.budgetTokens).toBeNull();
   });
 
+  it('leaves the last patience out of the success series: users still waiting at the end are no dip', () => {
+    // Every answer takes 1.5 s; patience 2 s. Users arriving in the last 1.5 s are still waiting when the run stops.
+    const yaml =
+      'name: tail\nduration: 20s\ntraffic: [{ to: a, rate: 200, patience: 2s }]\nservices: { a: { serviceTime: 1500ms } }\n';
+    const rows = runVariant(parseScenario(yaml, 'tail.yaml'), 'default', 1).timeseries;
+    const success = rows.map((r) => r.successRate);
+    expect(success).toHaveLength(20);
+    // Bins 18 and 19 (the last 2 s) are not judged; every earlier bin with arrivals is all successes.
+    expect(success.slice(18)).toEqual([null, null]);
+    expect(success.slice(2, 18).every((v) => v === 1)).toBe(true);
+    // Their arrivals are still counted and charted.
+    expect(rows[19]?.arrivals).toBeGreaterThan(100);
+  });
+
   it('rejects unknown variants with a ScenarioError naming the known ones', async () => {
     await expect(simulate(shortIncident(), { variants: ['nope'] })).rejects.toThrow(ScenarioError);
     await expect(simulate(shortIncident(), { variants: ['nope'] })).rejects.toThrow(/known: bad, a-jitter/);

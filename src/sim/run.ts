@@ -121,7 +121,7 @@ export function runVariant(
   });
   return {
     summary: summarize(variant, seed, spec.model, m, durationMs, edgeSummaries(spec.model, world.services, m)),
-    timeseries: timeseries(variant, seed, spec.model, m),
+    timeseries: timeseries(variant, seed, spec.model, m, durationMs),
     events: world.engine.events,
     services,
   };
