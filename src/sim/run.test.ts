@@ -38,7 +38,7 @@ describe('simulate', () => {
     expect(result.runs[0]?.userRequests).not.toBe(result.runs[1]?.userRequests);
   });
 
-  it('returns the contract: scenario, durationS, windows (s), engine, runs in variant-then-seed order, timeseries', async () => {
+  it('returns the contract: scenario, description, durationS, windows (s), variants, engine, runs, timeseries', async () => {
     const progress: [number, number][] = [];
     const result = await simulate(shortIncident(), {
       variants: ['good', 'bad'],
@@ -46,8 +46,23 @@ describe('simulate', () => {
       parallel: false,
       onProgress: (done, total) => progress.push([done, total]),
     });
-    expect(Object.keys(result)).toEqual(['scenario', 'durationS', 'windows', 'engine', 'runs', 'timeseries']);
+    expect(Object.keys(result)).toEqual([
+      'scenario',
+      'description',
+      'durationS',
+      'windows',
+      'variants',
+      'engine',
+      'runs',
+      'timeseries',
+    ]);
     expect(result.scenario).toBe('checkout-incident');
+    expect(result.description).toMatch(/^user -> checkout-bff -> coupon-api -> member-api/);
+    expect(result.variants?.map((v) => [v.name, v.group])).toEqual([
+      ['good', 'fix'],
+      ['bad', 'seed'],
+    ]);
+    expect(result.variants?.[1]?.description).toMatch(/^What was deployed/);
     expect(result.durationS).toBe(70);
     expect(result.windows).toEqual({ before: [40, 50], during: [50, 65], after: [65, 80] });
     expect(result.runs.map((r) => [r.variant, r.seed])).toEqual([
