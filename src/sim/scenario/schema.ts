@@ -179,7 +179,10 @@ export const variantSchema = z.strictObject(
   {
     description: z.string({ error: say('must be a string') }).optional(),
     /** Where the report lists the variant (e.g. "seed", "proposals", "fix", "ablations"); not inherited. */
-    group: z.string({ error: say('must be a string') }).min(1, { error: 'must not be empty' }).optional(),
+    group: z
+      .string({ error: say('must be a string') })
+      .min(1, { error: 'must not be empty' })
+      .optional(),
     extends: z.string({ error: say('must be the name of another variant') }).optional(),
     traffic: z.unknown().optional(),
     network: z.unknown().optional(),
