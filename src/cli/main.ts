@@ -2,6 +2,7 @@
 // The `seawall` executable: wires process streams, package.json's version and the simulator into runCli.
 import { readFileSync } from 'node:fs';
 import { loadChartJsSource } from '../report/chartjs.js';
+import { topologyOf } from '../report/topology-model.js';
 import { listBuiltinScenarios, loadScenario, type Scenario, ScenarioError, simulate } from '../sim/index.js';
 import { deepestService } from '../sim/metrics/summary.js';
 import { runCli } from './run.js';
@@ -26,6 +27,7 @@ const simulator: SimulatorApi<Scenario> = {
         v.model.faults.map((f): [number, number] => [f.startMs / 1000, f.endMs / 1000]),
       ),
       ...(first ? { focusService: first.services[deepestService(first)]?.name } : {}),
+      topologies: Object.fromEntries(running.map((v) => [v.name, topologyOf(v.model)])),
     };
   },
   simulate: (scenario, options) => simulate(scenario, options),
