@@ -42,7 +42,7 @@ function backoffLine(backoff: ResolvedBackoff): string {
     case 'constant':
       return `wait ${shortDuration(backoff.baseMs)}`;
     default:
-      return `${backoff.kind} ${shortDuration(backoff.baseMs)}–${shortDuration(backoff.capMs)}`;
+      return `${backoff.kind.replace(/-/g, ' ')} backoff ${shortDuration(backoff.baseMs)}–${shortDuration(backoff.capMs)}`;
   }
 }
 
@@ -138,7 +138,7 @@ export function topologyOf(model: ModelSpec): Topology {
     if (!e.seawall) lines.push('no hop headers');
     else if (config.patienceMs !== null && !insideHop)
       lines.push(
-        `deadline ${shortDuration(config.patienceMs - config.marginMs)}${config.propagateDeadline ? ', sent' : ''}`,
+        `deadline ${shortDuration(config.patienceMs)}${config.marginMs > 0 ? ` − ${shortDuration(config.marginMs)}` : ''}${config.propagateDeadline ? ', sent' : ''}`,
       );
     else if (config.propagateDeadline) lines.push('passes the deadline on');
     if (e.circuitBreaker !== null) lines.push('circuit breaker');

@@ -114,9 +114,11 @@ export function topologySvg(topology: Topology, options: { base?: Topology; titl
   for (const { node, x, y, h } of placed.values()) {
     const changed = changedLines(node.lines, options.base ? (baseNodes.get(node.name) ?? []) : undefined);
     parts.push(
+      `<g class="service" data-service="${escapeHtml(node.name)}">`,
       `<rect x="${x}" y="${y}" width="${BOX_W}" height="${h}" rx="6" class="node"/>`,
       `<text x="${x + 10}" y="${y + 19}" class="node-name">${escapeHtml(node.name)}</text>`,
       textLines(node.lines, x + 10, y + 19 + LINE_H + 2, 'start', changed, 'node-line'),
+      '</g>',
     );
   }
   return `<svg class="topology" id="${options.id}" role="img" aria-label="${escapeHtml(options.title)}" viewBox="0 0 ${width} ${Math.ceil(height)}" width="100%" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">
