@@ -28,7 +28,8 @@ table.verdict-table td.name { font-family: ui-monospace, SFMono-Regular, Menlo, 
 table.verdict-table tr.group-row th { text-align: left; background: #f7f8fb; color: var(--muted); font-size: 11.5px; text-transform: uppercase; letter-spacing: 0.04em; padding-top: 8px; }
 table.verdict-table tr.variant-row.selected td { background-color: #eaf1ff; }
 table.verdict-table tr.variant-row:hover td { background-color: #f3f6fb; }
-table.verdict-table th { white-space: normal; }
+table.verdict-table th { white-space: normal; text-align: left; }
+table.verdict-table th.num { text-align: right; }
 table.verdict-table th.win { text-align: right; min-width: 70px; }
 table.verdict-table th.span { text-align: center; border-bottom: 1px solid var(--line); }
 td.verdict { text-align: left; font-weight: 600; }
