@@ -15,6 +15,7 @@ export interface Knockout {
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
+import { REPORT_KNOCKOUTS } from './knockouts-list-report.js';
 
 const SHED = 'src/policy/shed.ts';
 const RETRY = 'src/policy/retry-call.ts';
@@ -367,4 +368,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...BREAKER_KNOCKOUTS,
   ...DRIVER_KNOCKOUTS,
   ...LAB_KNOCKOUTS,
+  ...REPORT_KNOCKOUTS,
 ];
