@@ -16,6 +16,7 @@ import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
 import { CLI_KNOCKOUTS } from './knockouts-list-cli.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
+import { REPORT_KNOCKOUTS } from './knockouts-list-report.js';
 import { SURFACE_KNOCKOUTS } from './knockouts-list-surface.js';
 
 const SHED = 'src/policy/shed.ts';
@@ -371,4 +372,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...LAB_KNOCKOUTS,
   ...SURFACE_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
+  ...REPORT_KNOCKOUTS,
 ];

@@ -182,7 +182,7 @@ describe('seawall (built CLI, end to end)', () => {
     const run = seawall(['simulate', tiny, '--json', '--seeds', '1,2']);
     expect(run.code, run.stderr).toBe(0);
     const doc = JSON.parse(run.stdout);
-    expect(Object.keys(doc)).toEqual(['scenario', 'durationS', 'windows', 'engine', 'runs']);
+    expect(Object.keys(doc)).toEqual(['scenario', 'description', 'durationS', 'windows', 'variants', 'engine', 'runs']);
     expect(doc.runs.map((r: { variant: string; seed: number }) => `${r.variant}/${r.seed}`)).toEqual([
       'single/1',
       'single/2',

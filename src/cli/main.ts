@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { loadChartJsSource } from '../report/chartjs.js';
 import { listBuiltinScenarios, loadScenario, type Scenario, ScenarioError, simulate } from '../sim/index.js';
-import { deepestService } from '../sim/metrics/summary.js';
+import { reportHintsFor } from './report-hints.js';
 import { runCli } from './run.js';
 import type { SimulatorApi } from './simulator-api.js';
 
@@ -18,16 +18,7 @@ const simulator: SimulatorApi<Scenario> = {
   loadScenario,
   variantNames: (scenario) => scenario.variants.map((v) => v.name),
   warnings: (scenario) => scenario.warnings,
-  reportHints: (scenario, variants) => {
-    const running = scenario.variants.filter((v) => variants.includes(v.name));
-    const first = running[0]?.model;
-    return {
-      faultIntervals: running.flatMap((v) =>
-        v.model.faults.map((f): [number, number] => [f.startMs / 1000, f.endMs / 1000]),
-      ),
-      ...(first ? { focusService: first.services[deepestService(first)]?.name } : {}),
-    };
-  },
+  reportHints: reportHintsFor,
   simulate: (scenario, options) => simulate(scenario, options),
   scenarioProblems: (error) => (error instanceof ScenarioError ? [...error.problems] : undefined),
 };

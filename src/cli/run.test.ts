@@ -86,7 +86,15 @@ describe('runCli', () => {
     const parsed = JSON.parse(result.stdout);
     const { timeseries: _timeseries, ...expected } = fixtureResult();
     expect(parsed).toEqual(expected);
-    expect(Object.keys(parsed)).toEqual(['scenario', 'durationS', 'windows', 'engine', 'runs']);
+    expect(Object.keys(parsed)).toEqual([
+      'scenario',
+      'description',
+      'durationS',
+      'windows',
+      'variants',
+      'engine',
+      'runs',
+    ]);
   });
 
   it('with --out writes summary.json, timeseries.csv and report.html and says so on stderr', async () => {

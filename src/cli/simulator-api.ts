@@ -1,5 +1,6 @@
 // What the CLI needs from the simulator, as an interface: main.ts plugs in src/sim, tests plug in fakes.
 import type { SimulationResult } from '../report/result.js';
+import type { Topology } from '../report/topology-model.js';
 
 export interface SimulateRunOptions {
   variants?: string[];
@@ -12,6 +13,8 @@ export interface ReportHints {
   faultIntervals: [number, number][];
   /** The deepest service (most calls away from the traffic), charted per variant. */
   focusService?: string;
+  /** Each running variant's services and call policies, for the report's topology picture. */
+  topologies?: Record<string, Topology>;
 }
 
 export interface SimulatorApi<S> {

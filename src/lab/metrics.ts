@@ -113,7 +113,7 @@ export function labSummary(
   metrics.finish();
   return {
     summary: summarize(variant, seed, model, metrics, durationMs, edges),
-    timeseries: timeseries(variant, seed, model, metrics),
+    timeseries: timeseries(variant, seed, model, metrics, durationMs),
   };
 }
 

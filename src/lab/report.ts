@@ -39,6 +39,11 @@ export function asSimulationResult(result: LabResult): SimulationResult {
     scenario: result.scenario,
     durationS: result.durationS,
     windows: result.windows,
+    // One group per variant: its verdict rows and charts set the lab beside the simulator.
+    variants: result.variants.flatMap((v) => [
+      { name: v.variant + LAB, group: v.variant, description: 'measured on real processes' },
+      { name: v.variant + SIM, group: v.variant, description: "the simulator's prediction at the same scale" },
+    ]),
     engine: { events: 0, wallMs: 0 },
     runs: result.variants.flatMap((v) => [
       { ...v.lab, variant: v.variant + LAB },

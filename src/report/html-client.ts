@@ -1,23 +1,46 @@
 // The report page's browser script (plain ES2020, run after the inlined Chart.js): draws the charts from the embedded data.
 
 /**
- * Reads `#seawall-data` (see ChartData in html.ts) and draws one line chart per spec, one dataset per variant,
- * with the trigger interval shaded. Clicking a legend entry hides that variant in every chart; the seed
- * selector (present with more than one seed) redraws every chart for that seed.
+ * Reads `#seawall-data` (ChartData in chart-data.ts). Per group, four charts (success, load, amplification and
+ * wasted work, with one y scale per metric across groups so groups compare at a glance); below, load per service
+ * for the base and the compared variant. Chips hide or show a variant, group boxes hide a group, the variant select
+ * (or a click on a verdict row) picks the compared variant, the seed select redraws everything for that seed.
  */
 export const REPORT_CLIENT_SCRIPT = `
 (function () {
   'use strict';
   var data = JSON.parse(document.getElementById('seawall-data').textContent);
   var status = document.getElementById('chart-status');
-  if (typeof Chart === 'undefined') { status.textContent = 'Chart.js did not load: charts are unavailable.'; return; }
-  var PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#17becf',
-    '#7f7f7f', '#bcbd22', '#393b79', '#ad494a', '#637939', '#8c6d31'];
-  var DASHES = [[], [6, 3], [2, 2], [8, 3, 2, 3]];
-  var hidden = {};
-  var logMode = false;
   var seed = data.seeds[0];
-  var charts = [];
+  var selected = data.selectedVariant;
+  var hiddenInGroups = {};
+  var extraDetail = {};
+  var removedDetail = {};
+  var logMode = false;
+
+  function each(selector, fn) { Array.prototype.forEach.call(document.querySelectorAll(selector), fn); }
+
+  // The compared variant: topology panel, selected verdict row, detail charts. Works without Chart.js too.
+  function showSelected() {
+    each('.topology-panel', function (panel) { panel.hidden = panel.getAttribute('data-variant') !== selected; });
+    each('tr.variant-row', function (row) { row.classList.toggle('selected', row.getAttribute('data-variant') === selected); });
+    var select = document.getElementById('variant-select');
+    if (select && select.value !== selected) select.value = selected;
+  }
+  var variantSelect = document.getElementById('variant-select');
+  if (variantSelect) variantSelect.addEventListener('change', function () { select(variantSelect.value); });
+  each('tr.variant-row td.name', function (cell) {
+    cell.addEventListener('click', function () { select(cell.parentNode.getAttribute('data-variant')); });
+  });
+  function select(variant) {
+    selected = variant;
+    delete removedDetail[variant];
+    showSelected();
+    refreshDetail();
+  }
+  showSelected();
+
+  if (typeof Chart === 'undefined') { status.textContent = 'Chart.js did not load: charts are unavailable.'; return; }
 
   var triggerShade = {
     id: 'seawallTrigger',
@@ -30,18 +53,10 @@ export const REPORT_CLIENT_SCRIPT = `
         ctx.save();
         ctx.fillStyle = 'rgba(214, 39, 40, 0.09)';
         ctx.fillRect(left, area.top, right - left, area.bottom - area.top);
-        ctx.fillStyle = 'rgba(150, 30, 30, 0.85)';
-        ctx.font = '11px system-ui, sans-serif';
-        ctx.textBaseline = 'bottom';
-        ctx.fillText('trigger ' + span[0] + '-' + span[1] + ' s', left + 2, area.top - 3);
         ctx.restore();
       });
     }
   };
-
-  function styleOf(index) {
-    return { color: PALETTE[index % PALETTE.length], dash: DASHES[Math.floor(index / PALETTE.length) % DASHES.length] };
-  }
 
   function seriesFor(variant, service) {
     for (var i = 0; i < data.series.length; i++) {
@@ -50,177 +65,159 @@ export const REPORT_CLIENT_SCRIPT = `
     }
     return null;
   }
-
-  function datasetsFor(spec) {
+  // A bin's value is drawn at the bin's middle: bin [t, t + binS) -> x = t + binS / 2.
+  function points(s, value) {
     var out = [];
-    data.variants.forEach(function (variant, index) {
-      var s = seriesFor(variant, spec.service);
-      if (!s) return;
-      var values = s[spec.field];
-      var points = [];
-      // A bin's value is drawn at the bin's middle: bin [t, t + binS) -> x = t + binS / 2.
-      for (var i = 0; i < s.t.length; i++) {
-        var v = values[i];
-        var y = v === null || (logMode && spec.field !== 'successRate' && v <= 0) ? null : v * spec.scale;
-        points.push({ x: s.t[i] + data.binS / 2, y: y });
-      }
-      var style = styleOf(index);
-      out.push({
-        label: variant, data: points, borderColor: style.color, backgroundColor: style.color,
-        borderDash: style.dash, borderWidth: 1.6, pointRadius: 0, pointHoverRadius: 3, tension: 0,
-        spanGaps: false, hidden: hidden[variant] === true
-      });
-    });
+    for (var i = 0; i < s.t.length; i++) out.push({ x: s.t[i] + data.binS / 2, y: value(i) });
     return out;
   }
-
-  function toggleVariant(variant) {
-    hidden[variant] = !hidden[variant];
-    charts.forEach(function (entry) {
-      entry.chart.data.datasets.forEach(function (d) { d.hidden = hidden[d.label] === true; });
-      entry.chart.update('none');
-    });
+  // The metric of one variant as points; null when its series is missing.
+  function metricPoints(metric, variant) {
+    var entry = data.entryService === null ? null : seriesFor(variant, data.entryService);
+    var focus = data.focusService === null ? null : seriesFor(variant, data.focusService);
+    if (metric === 'success') return entry && points(entry, function (i) { var v = entry.successRate[i]; return v === null ? null : v * 100; });
+    if (!focus) return null;
+    if (metric === 'load') return points(focus, function (i) { return focus.arrivals[i]; });
+    if (metric === 'wasted') return points(focus, function (i) { return focus.wasted[i] / data.binS; });
+    if (!entry) return null;
+    return points(focus, function (i) { var users = entry.arrivals[i]; return users > 0 ? focus.arrivals[i] / users : null; });
   }
-
-  data.charts.forEach(function (spec) {
-    var canvas = document.getElementById(spec.canvasId);
-    if (!canvas) return;
-    var chart = new Chart(canvas, {
-      type: 'line',
-      data: { datasets: datasetsFor(spec) },
-      plugins: [triggerShade],
-      options: {
-        animation: false, responsive: true, layout: { padding: { top: 16 } }, maintainAspectRatio: false, parsing: false, normalized: true,
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: {
-          x: { type: 'linear', min: 0, max: data.durationS, title: { display: true, text: 'simulated time (s)' },
-               ticks: { stepSize: data.tickStepS } },
-          y: { type: 'linear', beginAtZero: true, suggestedMax: spec.suggestedMax,
-               max: spec.max === null ? undefined : spec.max, title: { display: true, text: spec.yLabel } }
-        },
-        plugins: {
-          legend: { position: 'bottom', labels: { boxWidth: 14, boxHeight: 2, font: { size: 11 } },
-                    onClick: function (_e, item) { toggleVariant(item.text); } },
-          tooltip: { callbacks: { label: function (ctx) {
-            var y = ctx.parsed.y;
-            return ctx.dataset.label + ': ' + (y === null ? 'n/a' : (Math.round(y * 10) / 10) + spec.unit);
-          } } }
-        }
-      }
-    });
-    charts.push({ spec: spec, chart: chart });
-  });
-
-  // Log scale for counts: zero cannot be drawn, so those bins become gaps; the axis spans 1-2-5 steps
-  // strictly around the data so a flat line never sits on the chart's edge.
-  function niceStep(value, up) {
-    var p = Math.pow(10, Math.floor(Math.log10(value)));
-    var steps = [1, 2, 5, 10];
-    if (up) { for (var i = 0; i < steps.length; i++) if (steps[i] * p > value) return steps[i] * p; return 20 * p; }
-    for (var j = steps.length - 1; j >= 0; j--) if (steps[j] * p <= value) return steps[j] * p;
-    return p;
+  function dataset(variant, pts, hidden) {
+    var style = data.styles[variant] || { color: '#888', dash: [] };
+    return { label: variant, data: pts, borderColor: style.color, backgroundColor: style.color, borderDash: style.dash,
+      borderWidth: 1.7, pointRadius: 0, pointHoverRadius: 3, tension: 0, spanGaps: false, hidden: hidden };
   }
-  function logLimits(scale) {
-    if (scale.type !== 'logarithmic') return;
-    var min = scale.min > 0 ? scale.min : 1, max = scale.max > min ? scale.max : min;
-    scale.min = niceStep(min, false);
-    scale.max = niceStep(max, true);
-  }
-  // Labels at 1, 2 and 5 × 10^n; only at 10^n when the axis spans more than three decades ("this" is the scale).
-  function logTick(value) {
-    var mantissa = value / Math.pow(10, Math.floor(Math.log10(value) + 1e-9));
-    var labelled = Math.log10(this.max / Math.max(this.min, 1e-9)) > 3 ? [1] : [1, 2, 5];
-    return labelled.some(function (m) { return Math.abs(mantissa - m) < 1e-6; }) ? value.toLocaleString('en-US') : '';
-  }
-  var logScale = document.getElementById('log-scale');
-  if (logScale) logScale.addEventListener('change', function () {
-    logMode = logScale.checked;
-    charts.forEach(function (entry) {
-      if (entry.spec.field === 'successRate') return;
-      entry.chart.data.datasets = datasetsFor(entry.spec);
-      var y = entry.chart.options.scales.y;
-      y.type = logScale.checked ? 'logarithmic' : 'linear';
-      y.beginAtZero = !logScale.checked;
-      y.afterDataLimits = logScale.checked ? logLimits : undefined;
-      y.ticks = logScale.checked ? { callback: logTick, autoSkip: false } : {};
-      entry.chart.update('none');
-    });
-    refreshVariantCharts();
-  });
-
-  // One small chart per variant: success (left axis, %) and arrivals at the focus service (right axis, shared scale).
-  var SUCCESS_COLOR = '#17753a', ARRIVALS_COLOR = '#1f77b4';
-  function focusMax() {
-    var max = 1;
-    data.series.forEach(function (s) {
-      if (s.seed !== seed || s.service !== data.focusService) return;
-      s.arrivals.forEach(function (v) { if (v > max) max = v; });
-    });
-    // Round up to a readable axis end: 11,678 -> 12,000.
+  // Round up to a readable axis end: 11,678 -> 12,000.
+  function niceMax(max) {
+    if (!(max > 0)) return 1;
     var p = Math.pow(10, Math.floor(Math.log10(max)));
     var nice = [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10];
     for (var i = 0; i < nice.length; i++) if (nice[i] * p >= max) return nice[i] * p;
     return 10 * p;
   }
-  function variantDatasets(variant) {
-    var out = [];
-    var entry = data.entryService === null ? null : seriesFor(variant, data.entryService);
-    var focus = data.focusService === null ? null : seriesFor(variant, data.focusService);
-    function points(s, values, scale) {
-      return s.t.map(function (t, i) {
-        var v = values[i];
-        return { x: t + data.binS / 2, y: v === null || (logMode && scale === 1 && v <= 0) ? null : v * scale };
-      });
-    }
-    if (entry) out.push({ label: 'success %', yAxisID: 'y', data: points(entry, entry.successRate, 100),
-      borderColor: SUCCESS_COLOR, backgroundColor: SUCCESS_COLOR, borderWidth: 1.8, pointRadius: 0, tension: 0 });
-    if (focus) out.push({ label: 'arrivals/s at ' + data.focusService, yAxisID: 'y1', data: points(focus, focus.arrivals, 1),
-      borderColor: ARRIVALS_COLOR, backgroundColor: ARRIVALS_COLOR, borderWidth: 1.4, pointRadius: 0, tension: 0 });
-    return out;
+  function metricMax(metric) {
+    if (metric === 'success') return 100;
+    var max = 0;
+    data.variants.forEach(function (v) {
+      (metricPoints(metric, v) || []).forEach(function (p) { if (p.y !== null && p.y > max) max = p.y; });
+    });
+    return niceMax(max);
   }
-  var variantCharts = [];
-  data.variantCharts.forEach(function (spec) {
-    var canvas = document.getElementById(spec.canvasId);
-    if (!canvas) return;
-    variantCharts.push(new Chart(canvas, {
-      type: 'line',
-      data: { datasets: variantDatasets(spec.variant) },
-      plugins: [triggerShade],
-      options: {
-        animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
-        layout: { padding: { top: 16 } },
-        interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: {
-          x: { type: 'linear', min: 0, max: data.durationS, ticks: { stepSize: data.tickStepS * 2, maxRotation: 0 } },
-          y: { type: 'linear', min: 0, max: 100, position: 'left', title: { display: true, text: 'success %' },
-               ticks: { color: SUCCESS_COLOR } },
-          y1: { type: 'linear', min: 0, max: focusMax(), position: 'right', grid: { drawOnChartArea: false },
-                title: { display: true, text: 'arrivals/s' }, ticks: { color: ARRIVALS_COLOR } }
-        },
-        plugins: { legend: { display: false } }
-      }
-    }));
+  function lineOptions(yTitle, yMax, legend) {
+    return {
+      animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
+      interaction: { mode: 'nearest', axis: 'x', intersect: false },
+      scales: {
+        x: { type: 'linear', min: 0, max: data.durationS, ticks: { stepSize: data.tickStepS * (legend ? 1 : 2), maxRotation: 0 },
+             title: { display: legend, text: 'simulated time (s)' } },
+        y: { type: 'linear', min: 0, max: yMax, title: { display: !!yTitle, text: yTitle } }
+      },
+      plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (ctx) {
+        var y = ctx.parsed.y;
+        return ctx.dataset.label + ': ' + (y === null ? 'n/a' : (Math.round(y * 100) / 100).toLocaleString('en-US'));
+      } } } }
+    };
+  }
+
+  var groupCharts = [];
+  function groupDatasets(entry) {
+    var group = data.groups[entry.index];
+    return group.variants.map(function (v) { return dataset(v, metricPoints(entry.metric, v) || [], hiddenInGroups[v] === true); });
+  }
+  data.groupCharts.forEach(function (g, index) {
+    g.charts.forEach(function (c) {
+      var canvas = document.getElementById(c.canvasId);
+      if (!canvas) return;
+      var entry = { index: index, metric: c.metric, chart: null };
+      entry.chart = new Chart(canvas, { type: 'line', data: { datasets: groupDatasets(entry) }, plugins: [triggerShade],
+        options: lineOptions('', metricMax(c.metric), false) });
+      groupCharts.push(entry);
+    });
   });
-  function refreshVariantCharts() {
-    var max = focusMax();
-    variantCharts.forEach(function (chart, i) {
-      chart.data.datasets = variantDatasets(data.variantCharts[i].variant);
-      var y1 = chart.options.scales.y1;
-      y1.type = logMode ? 'logarithmic' : 'linear';
-      y1.min = logMode ? undefined : 0;
-      y1.max = logMode ? niceStep(max, true) : max;
-      y1.ticks = logMode ? { callback: logTick, autoSkip: false, color: ARRIVALS_COLOR } : { color: ARRIVALS_COLOR };
-      chart.update('none');
+  function refreshGroups() {
+    var maxima = {};
+    groupCharts.forEach(function (entry) {
+      if (!(entry.metric in maxima)) maxima[entry.metric] = metricMax(entry.metric);
+      entry.chart.data.datasets = groupDatasets(entry);
+      entry.chart.options.scales.y.max = maxima[entry.metric];
+      entry.chart.update('none');
     });
   }
 
-  var select = document.getElementById('seed-select');
-  if (select) select.addEventListener('change', function () {
-    seed = Number(select.value);
-    charts.forEach(function (entry) { entry.chart.data.datasets = datasetsFor(entry.spec); entry.chart.update('none'); });
-    refreshVariantCharts();
+  // Detail charts: the base and the compared variant, plus any added with the chips (minus any removed).
+  function detailShown(variant) {
+    if (removedDetail[variant]) return false;
+    return variant === data.baseVariant || variant === selected || extraDetail[variant] === true;
+  }
+  var detailCharts = [];
+  function detailDatasets(spec) {
+    var out = [];
+    data.variants.forEach(function (v) {
+      var s = seriesFor(v, spec.service);
+      if (!s) return;
+      var pts = points(s, function (i) { var y = s[spec.field][i]; return logMode && y <= 0 ? null : y; });
+      out.push(dataset(v, pts, !detailShown(v)));
+    });
+    return out;
+  }
+  // Log scale: zero cannot be drawn, so those bins become gaps; labels only at 1, 2 and 5 x 10^n.
+  function logTick(value) {
+    var mantissa = value / Math.pow(10, Math.floor(Math.log10(value) + 1e-9));
+    return [1, 2, 5].some(function (m) { return Math.abs(mantissa - m) < 1e-6; }) ? value.toLocaleString('en-US') : '';
+  }
+  data.charts.forEach(function (spec) {
+    var canvas = document.getElementById(spec.canvasId);
+    if (!canvas) return;
+    var options = lineOptions(spec.yLabel, undefined, true);
+    options.scales.y.beginAtZero = true;
+    options.plugins.legend = { display: true, position: 'bottom', labels: { boxWidth: 14, boxHeight: 2, font: { size: 11 },
+      filter: function (item) { return !item.hidden; } } };
+    var chart = new Chart(canvas, { type: 'line', data: { datasets: detailDatasets(spec) }, plugins: [triggerShade], options: options });
+    detailCharts.push({ spec: spec, chart: chart });
   });
+  function refreshDetail() {
+    if (!detailCharts) return;
+    detailCharts.forEach(function (entry) {
+      entry.chart.data.datasets = detailDatasets(entry.spec);
+      var y = entry.chart.options.scales.y;
+      y.type = logMode ? 'logarithmic' : 'linear';
+      y.min = logMode ? undefined : 0;
+      y.ticks = logMode ? { callback: logTick, autoSkip: false } : {};
+      entry.chart.update('none');
+    });
+    each('#detail-chips .chip', function (chip) { chip.setAttribute('aria-pressed', String(detailShown(chip.getAttribute('data-variant')))); });
+  }
+
+  each('.chip', function (chip) {
+    chip.addEventListener('click', function () {
+      var v = chip.getAttribute('data-variant');
+      if (chip.getAttribute('data-scope') === 'group') {
+        hiddenInGroups[v] = !hiddenInGroups[v];
+        chip.setAttribute('aria-pressed', String(!hiddenInGroups[v]));
+        refreshGroups();
+      } else {
+        if (detailShown(v)) { removedDetail[v] = true; delete extraDetail[v]; }
+        else { delete removedDetail[v]; extraDetail[v] = true; }
+        refreshDetail();
+      }
+    });
+  });
+  each('.group-toggle', function (box) {
+    box.addEventListener('change', function () {
+      var name = box.getAttribute('data-group');
+      each('.group-block', function (block) { if (block.getAttribute('data-group') === name) block.hidden = !box.checked; });
+    });
+  });
+  var logScale = document.getElementById('log-scale');
+  if (logScale) logScale.addEventListener('change', function () { logMode = logScale.checked; refreshDetail(); });
+  var seedSelect = document.getElementById('seed-select');
+  if (seedSelect) seedSelect.addEventListener('change', function () {
+    seed = Number(seedSelect.value);
+    refreshGroups();
+    refreshDetail();
+  });
+  refreshDetail();
   status.textContent = '';
-  document.documentElement.setAttribute('data-charts', String(charts.length + variantCharts.length));
+  document.documentElement.setAttribute('data-charts', String(groupCharts.length + detailCharts.length));
 })();
 `;

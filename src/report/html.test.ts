@@ -102,15 +102,29 @@ describe('buildChartData (fixture result)', () => {
     ]);
   });
 
-  it('draws success at the entry service, arrivals at every service, and queues where one formed', () => {
+  it('draws four charts per group, load at every service, and queues where one formed', () => {
+    expect(data.groupCharts.map((g) => g.group)).toEqual(['seed', 'fix']);
+    expect(data.groupCharts[0]?.charts.map((c) => c.metric)).toEqual(['success', 'load', 'amplification', 'wasted']);
     expect(data.charts.map((c) => `${c.field}@${c.service}`)).toEqual([
-      'successRate@checkout-bff',
       'arrivals@checkout-bff',
       'arrivals@coupon-api',
       'arrivals@member-api',
       'queueLength@member-api',
     ]);
-    expect(new Set(data.charts.map((c) => c.canvasId)).size).toBe(data.charts.length);
+    const ids = [
+      ...data.charts.map((c) => c.canvasId),
+      ...data.groupCharts.flatMap((g) => g.charts.map((c) => c.canvasId)),
+    ];
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(data.entryService).toBe('checkout-bff');
+    expect(data.focusService).toBe('member-api');
+  });
+
+  it('compares the base with the best variant that recovers, unless told which', () => {
+    expect(data.baseVariant).toBe('bad');
+    expect(data.selectedVariant).toBe('good');
+    expect(buildChartData(fixtureResult(), { selectedVariant: 'bad' }).selectedVariant).toBe('bad');
+    expect(buildChartData(fixtureResult(), { selectedVariant: 'nope' }).selectedVariant).toBe('good');
   });
 
   it('groups rows into one series per seed × variant × service, bins in order', () => {
@@ -121,6 +135,36 @@ describe('buildChartData (fixture result)', () => {
     expect(data.binS).toBe(1);
     expect(data.seeds).toEqual([1, 2]);
     expect(data.variants).toEqual(['bad', 'good']);
+  });
+});
+
+describe('the page (fixture result)', () => {
+  const html = renderReportHtml(fixtureResult(), options);
+
+  it('puts the verdict first: title, description, then the verdict table before any chart or figure', () => {
+    const at = (needle: string) => html.indexOf(needle);
+    expect(at('A hand-built fixture: &lt;three&gt; services &amp; a 5 s trigger.')).toBeGreaterThan(0);
+    expect(at('<table class="verdict-table">')).toBeGreaterThan(at('<h1>'));
+    expect(at('<table class="verdict-table">')).toBeLessThan(at('<canvas'));
+    expect(at('<table class="verdict-table">')).toBeLessThan(at('<table class="summary">'));
+  });
+
+  it('draws no topology without the models, and one per variant with them', () => {
+    expect(html).not.toContain('<svg');
+    const topology = (attempts: number) => ({
+      traffic: [{ to: 'checkout-bff', line: '700/s' }],
+      nodes: [
+        { name: 'checkout-bff', depth: 0, lines: [] },
+        { name: 'member-api', depth: 1, lines: ['50 workers'] },
+      ],
+      edges: [{ from: 'checkout-bff', to: 'member-api', lines: [`${attempts} attempts`] }],
+    });
+    const page = renderReportHtml(fixtureResult(), { ...options, topologies: { bad: topology(4), good: topology(3) } });
+    expect(page.match(/<svg class="topology"/g)).toHaveLength(2);
+    expect(page).toContain('class="edge-label changed">3 attempts</text>');
+    const same = renderReportHtml(fixtureResult(), { ...options, topologies: { bad: topology(4), good: topology(4) } });
+    expect(same.match(/<svg class="topology"/g)).toHaveLength(1);
+    expect(same).toContain('good has the same services and call policies as bad.');
   });
 });
 

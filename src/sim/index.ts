@@ -8,6 +8,7 @@ export {
   type ServiceDetail,
   type SimulationResult,
   simulate,
+  type VariantInfo,
   type VariantRun,
 } from './run.js';
 export { listBuiltinScenarios, loadScenario, parseScenario, ScenarioError } from './scenario/load.js';

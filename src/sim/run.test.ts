@@ -38,7 +38,7 @@ describe('simulate', () => {
     expect(result.runs[0]?.userRequests).not.toBe(result.runs[1]?.userRequests);
   });
 
-  it('returns the contract: scenario, durationS, windows (s), engine, runs in variant-then-seed order, timeseries', async () => {
+  it('returns the contract: scenario, description, durationS, windows (s), variants, engine, runs, timeseries', async () => {
     const progress: [number, number][] = [];
     const result = await simulate(shortIncident(), {
       variants: ['good', 'bad'],
@@ -46,8 +46,23 @@ describe('simulate', () => {
       parallel: false,
       onProgress: (done, total) => progress.push([done, total]),
     });
-    expect(Object.keys(result)).toEqual(['scenario', 'durationS', 'windows', 'engine', 'runs', 'timeseries']);
+    expect(Object.keys(result)).toEqual([
+      'scenario',
+      'description',
+      'durationS',
+      'windows',
+      'variants',
+      'engine',
+      'runs',
+      'timeseries',
+    ]);
     expect(result.scenario).toBe('checkout-incident');
+    expect(result.description).toMatch(/^user -> checkout-bff -> coupon-api -> member-api/);
+    expect(result.variants?.map((v) => [v.name, v.group])).toEqual([
+      ['good', 'fix'],
+      ['bad', 'seed'],
+    ]);
+    expect(result.variants?.[1]?.description).toMatch(/^What was deployed/);
     expect(result.durationS).toBe(70);
     expect(result.windows).toEqual({ before: [40, 50], during: [50, 65], after: [65, 80] });
     expect(result.runs.map((r) => [r.variant, r.seed])).toEqual([
@@ -75,6 +90,20 @@ describe('simulate', () => {
     const member = result.timeseries.find((r) => r.variant === 'bad' && r.t === 64 && r.service === 'member-api');
     expect(member?.queueLength).toBeGreaterThan(1000);
     expect(member?.budgetTokens).toBeNull();
+  });
+
+  it('leaves the last patience out of the success series: users still waiting at the end are no dip', () => {
+    // Every answer takes 1.5 s; patience 2 s. Users arriving in the last 1.5 s are still waiting when the run stops.
+    const yaml =
+      'name: tail\nduration: 20s\ntraffic: [{ to: a, rate: 200, patience: 2s }]\nservices: { a: { serviceTime: 1500ms } }\n';
+    const rows = runVariant(parseScenario(yaml, 'tail.yaml'), 'default', 1).timeseries;
+    const success = rows.map((r) => r.successRate);
+    expect(success).toHaveLength(20);
+    // Bins 18 and 19 (the last 2 s) are not judged; every earlier bin with arrivals is all successes.
+    expect(success.slice(18)).toEqual([null, null]);
+    expect(success.slice(2, 18).every((v) => v === 1)).toBe(true);
+    // Their arrivals are still counted and charted.
+    expect(rows[19]?.arrivals).toBeGreaterThan(100);
   });
 
   it('rejects unknown variants with a ScenarioError naming the known ones', async () => {

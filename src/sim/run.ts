@@ -23,11 +23,23 @@ export interface RunOptions {
   parallel?: boolean;
 }
 
+/** A variant that ran, as the scenario describes it (for the report's verdict table and its groups). */
+export interface VariantInfo {
+  name: string;
+  /** The variant's `group` in the scenario; null when it has none. */
+  group: string | null;
+  description: string | null;
+}
+
 /** Exactly the JSON `seawall simulate --json` prints, plus the timeseries (for CSV; strip it before printing). */
 export interface SimulationResult {
   scenario: string;
+  /** The scenario's `description` (always set by simulate(); optional for results built by hand). */
+  description?: string | null;
   durationS: number;
   windows: Record<string, [number, number]>;
+  /** The variants that ran, in run order (always set by simulate()). */
+  variants?: VariantInfo[];
   engine: { events: number; wallMs: number };
   runs: RunSummary[];
   timeseries: TimeseriesRow[];
@@ -121,7 +133,7 @@ export function runVariant(
   });
   return {
     summary: summarize(variant, seed, spec.model, m, durationMs, edgeSummaries(spec.model, world.services, m)),
-    timeseries: timeseries(variant, seed, spec.model, m),
+    timeseries: timeseries(variant, seed, spec.model, m, durationMs),
     events: world.engine.events,
     services,
   };
@@ -240,10 +252,16 @@ export async function simulate(scenario: Scenario, options: RunOptions = {}): Pr
   const windows: Record<string, [number, number]> = {};
   for (const [name, [startMs, endMs]] of Object.entries(scenario.windows))
     windows[name] = [startMs / 1000, endMs / 1000];
+  const info = variants.map((name): VariantInfo => {
+    const spec = scenario.variants.find((v) => v.name === name);
+    return { name, group: spec?.group ?? null, description: spec?.description ?? null };
+  });
   return {
     scenario: scenario.name,
+    description: scenario.description,
     durationS: scenario.durationMs / 1000,
     windows,
+    variants: info,
     engine: { events: complete.reduce((sum, r) => sum + r.events, 0), wallMs: Math.round(performance.now() - started) },
     runs: complete.map((r) => r.summary),
     timeseries: complete.flatMap((r) => r.timeseries),

@@ -124,15 +124,19 @@ describe.skipIf(skip)(`seawall lab${skip ? ' (SKIPPED: PostgreSQL server binarie
       try {
         const { page, consoleErrors, foreignRequests } = await openReport(browser, join(out, 'report.html'));
         const canvases = await inspectCanvases(page);
-        expect(canvases.length).toBeGreaterThanOrEqual(8); // 4 overview charts + one per variant and source
+        expect(canvases.length).toBeGreaterThanOrEqual(8); // 4 per variant (lab and simulator) + load per service
         for (const canvas of canvases) {
           expect(canvas.painted, canvas.id).toBeGreaterThan(1000);
           expect(canvas.triggerAlpha, canvas.id).toBeGreaterThan(0);
         }
         const verdicts = await page.locator('table.verdicts tbody tr').count();
         expect(verdicts).toBe(14); // 7 checks × 2 variants
-        expect(await page.locator('h3', { hasText: 'bad (lab)' }).count()).toBe(1);
-        expect(await page.locator('h3', { hasText: 'bad (simulator)' }).count()).toBe(1);
+        // Verdict first: a row per variant and source; each variant's charts set the lab beside the simulator.
+        expect(await page.locator('table.verdict-table tr.variant-row').count()).toBe(4);
+        expect(await page.locator('.group-block[data-group="bad"] button.chip').allTextContents()).toEqual([
+          'bad (lab)',
+          'bad (simulator)',
+        ]);
         expect(consoleErrors).toEqual([]);
         expect(foreignRequests).toEqual([]);
       } finally {

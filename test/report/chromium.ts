@@ -34,8 +34,12 @@ export interface CanvasCheck {
   height: number;
   /** Pixels drawn at all (alpha > 0). */
   painted: number;
-  /** Pixels close to the first variant's line colour (#1f77b4). */
-  firstVariantLine: number;
+  /** The chart's datasets shown (not hidden), and their points with a value (not a gap). */
+  visibleDatasets: number;
+  points: number;
+  /** The first shown dataset's label, and the pixels close to its line colour (0 without one). */
+  firstLabel: string | null;
+  firstLine: number;
   /** Alpha of the pixel in the middle of the shaded trigger interval (0 if there is none). */
   triggerAlpha: number;
 }
@@ -66,30 +70,37 @@ export async function openReport(browser: Browser, file: string): Promise<PageRe
 }
 
 // Runs in the page (plain JS as a string: the project's TypeScript has no DOM types). For every canvas: its size,
-// pixels painted at all, pixels near the first variant's line colour #1f77b4, and the alpha in the shaded trigger.
+// pixels painted at all, its shown datasets and points, pixels near the first shown dataset's colour, and the alpha
+// in the shaded trigger.
 const INSPECT_CANVASES = `(() => {
   const data = JSON.parse(document.getElementById('seawall-data').textContent);
   return [...document.querySelectorAll('canvas')].map((canvas) => {
     const ctx = canvas.getContext('2d');
     const { width, height } = canvas;
+    const chart = Chart.getChart(canvas);
+    const shown = chart ? chart.data.datasets.filter((d, i) => chart.isDatasetVisible(i)) : [];
+    const points = shown.reduce((n, d) => n + d.data.filter((p) => p.y !== null && p.y !== undefined).length, 0);
+    const first = shown[0];
+    const hex = first ? String(first.borderColor) : '#000000';
+    const [cr, cg, cb] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
     const pixels = ctx.getImageData(0, 0, width, height).data;
     let painted = 0;
-    let firstVariantLine = 0;
+    let firstLine = 0;
     for (let i = 0; i < pixels.length; i += 4) {
       const r = pixels[i], g = pixels[i + 1], b = pixels[i + 2], a = pixels[i + 3];
       if (a > 0) painted++;
-      if (a > 200 && Math.abs(r - 0x1f) < 25 && Math.abs(g - 0x77) < 25 && Math.abs(b - 0xb4) < 25) firstVariantLine++;
+      if (first && a > 200 && Math.abs(r - cr) < 25 && Math.abs(g - cg) < 25 && Math.abs(b - cb) < 25) firstLine++;
     }
     let triggerAlpha = 0;
-    const chart = Chart.getChart(canvas);
     const trigger = data.triggers[0];
-    if (chart && trigger) {
+    if (chart && trigger && canvas.clientWidth > 0) {
       const ratio = width / canvas.clientWidth;
       const x = chart.scales.x.getPixelForValue((trigger[0] + trigger[1]) / 2) * ratio;
       const y = ((chart.chartArea.top + chart.chartArea.bottom) / 2) * ratio;
       triggerAlpha = ctx.getImageData(Math.round(x) + 3, Math.round(y) + 3, 1, 1).data[3];
     }
-    return { id: canvas.id, width, height, painted, firstVariantLine, triggerAlpha };
+    return { id: canvas.id, width, height, painted, visibleDatasets: shown.length, points,
+      firstLabel: first ? first.label : null, firstLine, triggerAlpha };
   });
 })()`;
 
@@ -98,9 +109,7 @@ export async function inspectCanvases(page: Page): Promise<CanvasCheck[]> {
   return (await page.evaluate(INSPECT_CANVASES)) as CanvasCheck[];
 }
 
-/** Clicks a variant's legend entry in the first chart, through Chart.js's own handler (in the page). */
-export async function clickLegend(page: Page, variant: string): Promise<void> {
-  await page.evaluate(
-    `Chart.getChart(document.querySelector('canvas')).options.plugins.legend.onClick(null, { text: ${JSON.stringify(variant)} })`,
-  );
+/** Clicks a variant's chip: in its group's row (`group`) or among the load-per-service charts (`detail`). */
+export async function clickChip(page: Page, scope: 'group' | 'detail', variant: string): Promise<void> {
+  await page.locator(`button.chip[data-scope="${scope}"][data-variant="${variant.replace(/"/g, '\\"')}"]`).click();
 }

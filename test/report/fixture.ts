@@ -76,8 +76,14 @@ export function fixtureResult(options: { seeds?: number[]; hostileVariant?: stri
   }
   return {
     scenario: 'fixture-checkout',
+    description: 'A hand-built fixture: <three> services & a 5 s trigger.',
     durationS: 30,
     windows: { before: [5, 10], during: [10, 15], after: [15, 20] },
+    variants: variants.map(([name, recovers]) => ({
+      name,
+      group: name === 'bad' ? 'seed' : recovers && name === 'good' ? 'fix' : 'other ideas',
+      description: `${name === 'bad' ? 'The seed' : 'A variant'} (recovers: ${recovers}).`,
+    })),
     engine: { events: 1_234_567, wallMs: 321.5 },
     runs,
     timeseries,

@@ -41,7 +41,8 @@ export interface TimeseriesRow {
   t: number;
   service: string;
   arrivals: number;
-  /** Entry services only: success rate of the users who arrived in this bin. */
+  /** Entry services only: success rate of the users who arrived in this bin; null without arrivals, and in the last
+   * `patience` of the run, whose users may still be waiting when it ends (lastJudgedBin). */
   successRate: number | null;
   /** Entry services only: successful answers delivered in this bin, per second. */
   goodput: number | null;
@@ -113,6 +114,16 @@ export function triggerSpan(
 }
 
 /**
+ * The last 1 s bin whose users have all had their answer or given up by the end of the run: users who arrive later
+ * may still be waiting (up to the longest `patience`) when it stops, so their bins are not judged (recovery) nor
+ * charted (the success series is null there) — counting them as failures would draw a dip that never happened.
+ */
+export function lastJudgedBin(model: ModelSpec, durationMs: number): number {
+  const patienceMs = Math.max(0, ...model.traffic.map((t) => t.patienceMs ?? 0));
+  return Math.floor((durationMs - patienceMs) / BIN_MS) - 1;
+}
+
+/**
  * incident.md: from the end of the trigger until the success rate, in 1 s bins, is back to at least 95 % of its
  * pre-trigger level and stays there for 5 s; null if it never does. Bins whose users may still be waiting when the
  * run ends (the last `patience`) are not judged. Bins without arrivals count as recovered.
@@ -140,8 +151,7 @@ export function recoverySeconds(model: ModelSpec, metrics: Metrics, durationMs: 
     }
     preLevel = n === 0 ? 1 : ok / n;
   }
-  const patienceMs = Math.max(0, ...model.traffic.map((t) => t.patienceMs ?? 0));
-  const lastJudged = Math.floor((durationMs - patienceMs) / BIN_MS) - 1;
+  const lastJudged = lastJudgedBin(model, durationMs);
   const recovered = (bin: number) => {
     const n = arrivals(bin);
     return n === 0 || successes(bin) / n >= RECOVERY_LEVEL * preLevel;
@@ -205,13 +215,21 @@ export function summarize(
   };
 }
 
-export function timeseries(variant: string, seed: number, model: ModelSpec, metrics: Metrics): TimeseriesRow[] {
+/** One row per bin × service. Success is null where no user arrived and in the bins lastJudgedBin leaves out. */
+export function timeseries(
+  variant: string,
+  seed: number,
+  model: ModelSpec,
+  metrics: Metrics,
+  durationMs: number,
+): TimeseriesRow[] {
   const entries = new Set(entryServices(model));
+  const lastJudged = lastJudgedBin(model, durationMs);
   const rows: TimeseriesRow[] = [];
   for (let b = 0; b < metrics.binCount; b++) {
     model.services.forEach((service, s) => {
       const entry = entries.has(s);
-      const users = metrics.serviceCountAt(metrics.userArrivals, s, b);
+      const users = b <= lastJudged ? metrics.serviceCountAt(metrics.userArrivals, s, b) : 0;
       const tokens = metrics.serviceCountAt(metrics.budgetTokens, s, b);
       rows.push({
         variant,

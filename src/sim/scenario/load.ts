@@ -145,7 +145,10 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
         description: undefined,
         duration: Number.POSITIVE_INFINITY,
         windows: {} as Record<string, number[]>,
-        variants: (isPlainObject(raw.variants) ? raw.variants : {}) as Record<string, { description?: string }>,
+        variants: (isPlainObject(raw.variants) ? raw.variants : {}) as Record<
+          string,
+          { description?: string; group?: string }
+        >,
       };
 
   const durationMs = file.duration;
@@ -225,7 +228,8 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     for (const p of modelProblems) noteModelProblem(place(p), name, resolveChecked);
     warnings.push(...modelWarnings.map(place));
     const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
-    variants.push({ name, description, model });
+    const group = declared.length > 0 ? (file.variants?.[name]?.group ?? null) : null;
+    variants.push({ name, description, group, model });
   }
   const lines = problems.map(problemLine);
   for (const [line, { checked, found }] of modelLines) {

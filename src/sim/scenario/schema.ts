@@ -178,6 +178,11 @@ export type FaultInput = z.output<typeof faultSchema>;
 export const variantSchema = z.strictObject(
   {
     description: z.string({ error: say('must be a string') }).optional(),
+    /** Where the report lists the variant (e.g. "seed", "proposals", "fix", "ablations"); not inherited. */
+    group: z
+      .string({ error: say('must be a string') })
+      .min(1, { error: 'must not be empty' })
+      .optional(),
     extends: z.string({ error: say('must be the name of another variant') }).optional(),
     traffic: z.unknown().optional(),
     network: z.unknown().optional(),
@@ -220,6 +225,7 @@ export const KNOWN_KEYS: readonly string[] = [
   ...Object.keys(faultSchema.shape),
   ...Object.keys(errorsSchema.shape),
   'extends',
+  'group',
   'latency',
   'dist',
   'mean',

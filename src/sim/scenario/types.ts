@@ -104,6 +104,8 @@ export interface ModelSpec {
 export interface VariantSpec {
   name: string;
   description: string | null;
+  /** The variant's `group` (how the report groups variants); absent or null when the file gives none. */
+  group?: string | null;
   model: ModelSpec;
 }
 

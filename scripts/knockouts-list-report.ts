@@ -1,0 +1,46 @@
+// Knock-outs of issue #14's report: the success series' end, the verdict's meaning, the topology, groups per chart.
+
+import type { Knockout } from './knockouts-list.js';
+
+export const REPORT_KNOCKOUTS: Knockout[] = [
+  {
+    id: 'sim-success-series-last-patience',
+    mechanism: 'the success series leaves out the last patience of the run, whose users may still be waiting (no dip)',
+    file: 'src/sim/metrics/summary.ts',
+    find: '      const users = b <= lastJudged ? metrics.serviceCountAt(metrics.userArrivals, s, b) : 0;',
+    replace: '      const users = metrics.serviceCountAt(metrics.userArrivals, s, b);',
+    tests: ['src/sim/run.test.ts', 'src/report/report.browser.test.ts'],
+  },
+  {
+    id: 'report-verdict-by-recovery',
+    mechanism: "the report's verdict is recovered or not (recoverySeconds), not the size of a success figure",
+    file: 'src/report/verdict.ts',
+    find: '      const recovered = runs.filter((r) => r.recoverySeconds !== null);',
+    replace: '      const recovered = runs.filter((r) => (r.successRate.during ?? 0) >= 0.5);',
+    tests: ['src/report/verdict.test.ts'],
+  },
+  {
+    id: 'report-topology-one-layer',
+    mechanism: 'the topology marks a Seawall call inside a Seawall hop as one attempt, as the simulator runs it',
+    file: 'src/report/topology-model.ts',
+    find: '    if (insideHop) lines.push(',
+    replace: '    if (false) lines.push(',
+    tests: ['src/report/topology.test.ts'],
+  },
+  {
+    id: 'report-group-charts',
+    mechanism: "each group's charts draw only that group's variants, never every variant on top of each other",
+    file: 'src/report/html-client.ts',
+    find: '    return group.variants.map(function (v) {',
+    replace: '    return data.variants.map(function (v) {',
+    tests: ['src/report/report.browser.test.ts'],
+  },
+  {
+    id: 'scenario-variant-group',
+    mechanism: "a variant's `group` reaches the result (and the report's groups)",
+    file: 'src/sim/scenario/load.ts',
+    find: '    const group = declared.length > 0 ? (file.variants?.[name]?.group ?? null) : null;',
+    replace: '    const group = null;',
+    tests: ['src/sim/scenario/groups.test.ts', 'src/sim/run.test.ts'],
+  },
+];

@@ -1,0 +1,154 @@
+// What the report's topology picture shows of a variant's model: services, call edges and their policies as labels.
+
+import type { ResolvedBackoff } from '../policy/backoff.js';
+import type { BudgetConfig } from '../policy/budget.js';
+import { validateRetryConfig } from '../policy/retry-config.js';
+import type { ModelSpec } from '../sim/scenario/types.js';
+
+/** A service as drawn: its name, depth from the traffic (column) and the lines under its name. */
+export interface TopologyNode {
+  name: string;
+  depth: number;
+  lines: string[];
+}
+
+/** A call edge as drawn, with its policy in a few short lines. */
+export interface TopologyEdge {
+  from: string;
+  to: string;
+  lines: string[];
+}
+
+/** Plain data, so the page can be rendered without the simulator (and compared between variants line by line). */
+export interface Topology {
+  /** The users: one line per traffic source (rate, patience, entry service). */
+  traffic: { to: string; line: string }[];
+  nodes: TopologyNode[];
+  edges: TopologyEdge[];
+}
+
+/** "1 s", "800 ms", "0.2 s" (ms in, short text out). */
+export function shortDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '∞';
+  if (ms >= 1000 && ms % 100 === 0) return `${ms / 1000} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  return `${Math.round(ms * 10) / 10} ms`;
+}
+
+function backoffLine(backoff: ResolvedBackoff): string {
+  switch (backoff.kind) {
+    case 'none':
+      return 'no backoff';
+    case 'constant':
+      return `wait ${shortDuration(backoff.baseMs)}`;
+    default:
+      return `${backoff.kind.replace(/-/g, ' ')} backoff ${shortDuration(backoff.baseMs)}–${shortDuration(backoff.capMs)}`;
+  }
+}
+
+function budgetLine(budget: BudgetConfig | null): string {
+  if (budget === null || budget.kind === 'none') return 'no retry budget';
+  if (budget.kind === 'token-bucket') return `budget ${budget.maxTokens} tokens / ${budget.tokenRatio}`;
+  if (budget.kind === 'percent') return `budget ${budget.percent ?? 20} % of calls`;
+  return 'ratio budget';
+}
+
+/** Depth of each service from the traffic entries (breadth first); unreachable services get the deepest + 1. */
+function depths(model: ModelSpec): Map<string, number> {
+  const depth = new Map<string, number>();
+  const queue: string[] = [];
+  for (const t of model.traffic) {
+    if (!depth.has(t.to)) {
+      depth.set(t.to, 0);
+      queue.push(t.to);
+    }
+  }
+  const byName = new Map(model.services.map((s) => [s.name, s]));
+  while (queue.length > 0) {
+    const name = queue.shift() as string;
+    for (const call of byName.get(name)?.calls ?? []) {
+      if (!depth.has(call.to)) {
+        depth.set(call.to, (depth.get(name) as number) + 1);
+        queue.push(call.to);
+      }
+    }
+  }
+  const deepest = Math.max(0, ...depth.values());
+  for (const s of model.services) if (!depth.has(s.name)) depth.set(s.name, deepest + 1);
+  return depth;
+}
+
+/**
+ * The variant's model as labels. Policies are read through the policy's own validator, so defaults shown are the
+ * ones the code applies. "1 attempt (one layer)": a Seawall call made inside a request that came from Seawall hops
+ * makes one attempt (docs/hops.md); this picture marks an edge so when every call into its caller is such a hop.
+ */
+export function topologyOf(model: ModelSpec): Topology {
+  const depth = depths(model);
+  const entries = new Set(model.traffic.map((t) => t.to));
+  const byName = new Map(model.services.map((s) => [s.name, s]));
+  const nodes: TopologyNode[] = model.services.map((s) => {
+    const lines: string[] = [];
+    if (s.shed !== null) {
+      const workers = Number.isSafeInteger(s.shed.workers) && s.shed.workers < 1e9 ? `${s.shed.workers} workers` : '';
+      const instances = s.instances > 1 ? `${s.instances} × ` : '';
+      if (workers) lines.push(instances + workers);
+      const limit = s.shed.queueLimit;
+      if (limit === undefined || limit === null || !Number.isFinite(limit)) lines.push('unbounded queue');
+      else {
+        lines.push(`queue ≤ ${limit}, then 503`);
+        if (s.shed.retryAfter !== undefined)
+          lines.push(`  with Retry-After ${shortDuration(Number(s.shed.retryAfter))}`);
+      }
+      const drops = s.shed.dropExpired !== false;
+      lines.push(!s.seawall ? 'ignores deadlines' : drops ? 'drops expired work (504)' : 'runs expired work');
+    } else if (s.instances > 1) lines.push(`${s.instances} instances`);
+    for (const f of model.faults) {
+      if (f.service === s.name && f.workers !== null) {
+        lines.push(`fault ${shortDuration(f.startMs)}–${shortDuration(f.endMs)}: ${f.workers} workers`);
+      }
+    }
+    if (!s.seawall) lines.push('no Seawall');
+    return { name: s.name, depth: depth.get(s.name) ?? 0, lines };
+  });
+  const inbound = (name: string) => model.edges.filter((e) => e.to === name);
+  const edges: TopologyEdge[] = model.edges.map((e) => {
+    const { config } = validateRetryConfig(e.policy);
+    const lines: string[] = [];
+    if (config === undefined) return { from: e.from, to: e.to, lines: ['(invalid policy)'] };
+    const caller = byName.get(e.from);
+    const calls = inbound(e.from);
+    const insideHop =
+      e.seawall &&
+      e.oneLayer &&
+      !config.ownership &&
+      caller?.seawall === true &&
+      !entries.has(e.from) &&
+      calls.length > 0 &&
+      calls.every((c) => c.seawall);
+    const perTry = Number.isFinite(config.perTryTimeoutMs) ? ` · ${shortDuration(config.perTryTimeoutMs)} per try` : '';
+    if (insideHop) lines.push(`1 attempt (one layer)${perTry}`);
+    else {
+      lines.push(`${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}${perTry}`);
+      if (config.maxAttempts > 1) {
+        lines.push(backoffLine(config.backoff));
+        lines.push(budgetLine(config.budget));
+      }
+    }
+    if (!e.seawall) lines.push('no hop headers');
+    else if (config.patienceMs !== null && !insideHop)
+      lines.push(
+        `deadline ${shortDuration(config.patienceMs)}${config.marginMs > 0 ? ` − ${shortDuration(config.marginMs)}` : ''}${config.propagateDeadline ? ', sent' : ''}`,
+      );
+    else if (config.propagateDeadline) lines.push('passes the deadline on');
+    if (e.circuitBreaker !== null) lines.push('circuit breaker');
+    if (e.outlierDetection !== null) lines.push('outlier detection');
+    if (e.limits !== null) lines.push('concurrency limits');
+    return { from: e.from, to: e.to, lines };
+  });
+  const traffic = model.traffic.map((t) => ({
+    to: t.to,
+    line: `${t.ratePerS}/s${t.patienceMs === null ? '' : `, patience ${shortDuration(t.patienceMs)}`}`,
+  }));
+  return { traffic, nodes, edges };
+}

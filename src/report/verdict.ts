@@ -1,0 +1,155 @@
+// The verdict table at the top of report.html: per variant, recovers or not, success by window, load at the deepest service.
+
+import type { VariantGroup } from './groups.js';
+import { escapeHtml } from './html-escape.js';
+import type { RunSummary, SimulationResult } from './result.js';
+import { windowNames } from './result.js';
+import { formatPercent, formatRatio } from './table.js';
+
+/** What a variant's runs say about recovery: every seed recovered, none did, some did, or there was no trigger. */
+export type RecoveryVerdict = 'recovers' | 'never' | 'some-seeds' | 'no-trigger';
+
+export interface VerdictRow {
+  variant: string;
+  group: string;
+  description: string | null;
+  verdict: RecoveryVerdict;
+  /** Seeds that recovered, of `seeds`. */
+  recovered: number;
+  seeds: number;
+  /** The slowest recovery among the seeds that recovered, s; null when none did. */
+  recoveryS: number | null;
+  /** Mean over seeds, per shown window. */
+  success: Record<string, number | null>;
+  /** Attempts at the deepest service per user request, mean over seeds: after the trigger when there is an `after`. */
+  load: number | null;
+  wasted: number | null;
+}
+
+/** The windows the verdict shows: before, during and after when the scenario has them, else every window (at most 4). */
+export function verdictWindows(result: Pick<SimulationResult, 'windows'>): string[] {
+  const names = windowNames(result);
+  const story = ['before', 'during', 'after'].filter((w) => names.includes(w));
+  return story.length >= 2 ? story : names.slice(0, 4);
+}
+
+function mean(values: (number | undefined)[]): number | null {
+  const finite = values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  return finite.length === 0 ? null : finite.reduce((a, b) => a + b, 0) / finite.length;
+}
+
+/**
+ * The rows, grouped. Reads only RunSummary fields: successRate[window], amplification[deepest][after | total],
+ * recoverySeconds (null = did not recover, when the result has a trigger) and wastedWorkFraction.
+ */
+export function verdictRows(
+  result: SimulationResult,
+  groups: readonly VariantGroup[],
+  options: { deepest: string | null; hasTrigger: boolean },
+): VerdictRow[] {
+  const windows = verdictWindows(result);
+  const loadWindow = 'after' in result.windows ? 'after' : 'total';
+  const describe = new Map((result.variants ?? []).map((v) => [v.name, v.description]));
+  return groups.flatMap((group) =>
+    group.variants.map((variant): VerdictRow => {
+      const runs: RunSummary[] = result.runs.filter((r) => r.variant === variant);
+      const recovered = runs.filter((r) => r.recoverySeconds !== null);
+      let verdict: RecoveryVerdict = 'no-trigger';
+      if (options.hasTrigger) {
+        verdict = recovered.length === runs.length ? 'recovers' : recovered.length === 0 ? 'never' : 'some-seeds';
+      }
+      const success: Record<string, number | null> = {};
+      for (const w of windows) success[w] = mean(runs.map((r) => r.successRate[w]));
+      const deepest = options.deepest;
+      return {
+        variant,
+        group: group.name,
+        description: describe.get(variant) ?? null,
+        verdict,
+        recovered: recovered.length,
+        seeds: runs.length,
+        recoveryS: recovered.length === 0 ? null : Math.max(...recovered.map((r) => r.recoverySeconds as number)),
+        success,
+        load: deepest === null ? null : mean(runs.map((r) => r.amplification[deepest]?.[loadWindow])),
+        wasted: mean(runs.map((r) => r.wastedWorkFraction)),
+      };
+    }),
+  );
+}
+
+function verdictCell(row: VerdictRow): string {
+  const after = row.recoveryS === null ? '' : row.recoveryS === 0 ? ' at once' : ` in ${row.recoveryS.toFixed(1)} s`;
+  switch (row.verdict) {
+    case 'recovers':
+      return `<td class="verdict recovers"><span class="mark">✓</span> recovers${after}</td>`;
+    case 'never':
+      return `<td class="verdict never"><span class="mark">✗</span> never recovers</td>`;
+    case 'some-seeds':
+      return `<td class="verdict some-seeds"><span class="mark">~</span> ${row.recovered} of ${row.seeds} seeds recover</td>`;
+    case 'no-trigger':
+      return `<td class="verdict no-trigger">no trigger</td>`;
+  }
+}
+
+/** A number with a light bar behind it (its share of `max`): read the size, not a colour. */
+function barCell(value: number | null, text: string, max: number): string {
+  if (value === null) return '<td class="num">-</td>';
+  const width = max > 0 ? Math.max(0, Math.min(100, (value / max) * 100)) : 0;
+  return `<td class="num bar" style="--bar:${width.toFixed(1)}%">${escapeHtml(text)}</td>`;
+}
+
+/** The verdict table as HTML. Rows carry data-variant and data-verdict for tests and the page's script. */
+export function verdictTableHtml(
+  result: SimulationResult,
+  rows: readonly VerdictRow[],
+  options: { deepest: string | null; styles: Record<string, { color: string }> },
+): string {
+  const windows = verdictWindows(result);
+  const loadWindow = 'after' in result.windows ? 'after the trigger' : 'whole run';
+  const maxLoad = Math.max(1, ...rows.map((r) => r.load ?? 0));
+  const th = (text: string, attrs = '') => `<th${attrs}>${text}</th>`;
+  const rowspan = ' rowspan="2"';
+  const head1 = [
+    th('variant', rowspan),
+    th('verdict', rowspan),
+    th('user success', ` colspan="${windows.length}" class="span"`),
+    options.deepest === null
+      ? ''
+      : th(
+          `${escapeHtml(options.deepest)} load<br><small>attempts per user request, ${loadWindow}</small>`,
+          `${rowspan} class="num"`,
+        ),
+    th('wasted<br><small>at the deepest service</small>', `${rowspan} class="num"`),
+    th('what it is', rowspan),
+  ].join('');
+  const head2 = windows.map((w) => th(escapeHtml(w), ' class="win"')).join('');
+  const columns = 4 + windows.length + (options.deepest === null ? 0 : 1);
+  let group = '';
+  const body: string[] = [];
+  for (const row of rows) {
+    if (row.group !== group) {
+      group = row.group;
+      body.push(`<tr class="group-row"><th colspan="${columns}">${escapeHtml(group)}</th></tr>`);
+    }
+    const color = options.styles[row.variant]?.color ?? '#888';
+    const cells = [
+      `<td class="name"><span class="swatch-line" style="background:${color}"></span>${escapeHtml(row.variant)}</td>`,
+      verdictCell(row),
+      ...windows.map((w) => barCell(row.success[w] ?? null, `${formatPercent(row.success[w])} %`, 1)),
+      options.deepest === null ? '' : barCell(row.load, `${formatRatio(row.load)}×`, maxLoad),
+      barCell(row.wasted, `${formatPercent(row.wasted)} %`, 1),
+      row.description === null
+        ? '<td class="desc"></td>'
+        : `<td class="desc" title="${escapeHtml(row.description)}"><div>${escapeHtml(row.description)}</div></td>`,
+    ];
+    body.push(
+      `<tr class="variant-row" data-variant="${escapeHtml(row.variant)}" data-verdict="${row.verdict}">${cells.join('')}</tr>`,
+    );
+  }
+  return `<table class="verdict-table">
+<thead><tr>${head1}</tr><tr>${head2}</tr></thead>
+<tbody>
+${body.join('\n')}
+</tbody>
+</table>`;
+}
