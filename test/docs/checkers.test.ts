@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Block, blocksOf, ROOT } from './blocks.js';
 import { checkJson, checkPromql, checkYaml } from './check-data.js';
+import { policyProblems } from './check-policies.js';
 import { checkShell } from './check-shell.js';
 import { type DocModule, modulesOf, runsOf, typeCheck } from './check-ts.js';
 import { runModule } from './run-module.js';
@@ -89,6 +90,25 @@ describe('the ts checker', () => {
     const modules = modulesOf(blocks);
     expect(modules.map((m) => m.blocks.length)).toEqual([2, 1]);
     expect(typeCheck(modules)).toEqual(["docs/example.md:12: TS2304 Cannot find name 'policy'."]);
+  });
+
+  it('names a RetryPolicy config that Seawall warns about, written as literals, and leaves computed ones alone', () => {
+    const blocks = md(
+      [
+        `${fence}ts`,
+        "import { createFetch, RetryPolicy } from 'seawall';",
+        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s' } });",
+        'createFetch({ policy: { maxAttempts: 7 } });',
+        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '600ms', deadline: { patience: '2s' } });",
+        'new RetryPolicy({ maxAttempts: Number(process.env.N) });',
+        fence,
+      ].join('\n'),
+    );
+    const { checked, problems } = policyProblems(modulesOf(blocks));
+    expect(checked).toBe(3);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^docs\/example\.md:3: RetryPolicy perTryTimeout: .*exceeds deadline\.patience/);
+    expect(problems[1]).toMatch(/^docs\/example\.md:4: RetryPolicy maxAttempts: /);
   });
 
   it('refuses <!-- continues --> with nothing to continue', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allBlocks, type Block, type Kind, ROOT, where } from './blocks.js';
 import { checkJson, checkPromql, checkYaml } from './check-data.js';
+import { policyProblems } from './check-policies.js';
 import { checkShell } from './check-shell.js';
 import { modulesOf, runsOf, typeCheck } from './check-ts.js';
 import { RUN_TIMEOUT_MS, runModule } from './run-module.js';
@@ -32,7 +33,7 @@ const checked = (...kinds: Kind[]) =>
 const dir = mkdtempSync(join(ROOT, '.docs-run-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-  const lines = [...tally].map(([kind, n]) => `  ${kind.padEnd(8)} ${n.checked} checked, ${n.skipped} skipped`);
+  const lines = [...tally].map(([kind, n]) => `  ${kind.padEnd(20)} ${n.checked} checked, ${n.skipped} skipped`);
   console.log(`docs code blocks (${blocks.length} in README.md and docs/*.md):\n${lines.join('\n')}`);
 });
 
@@ -48,6 +49,13 @@ describe('the code blocks of README.md and docs/*.md', () => {
   it('type-check (ts, js) against the package as users import it, strict as tsconfig.json', () => {
     expect(modules.length).toBeGreaterThan(0);
     expect([...new Set(typeCheck(modules))]).toEqual([]);
+  });
+
+  it("write RetryPolicy configs that load without Seawall's own warnings (perTryTimeout × maxAttempts ≤ patience ...)", () => {
+    const { checked, problems } = policyProblems(modules);
+    tally.set('RetryPolicy configs', { checked, skipped: 0 });
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(0);
   });
 
   const runs = runsOf(modules);
