@@ -111,6 +111,13 @@ describe('the ts checker', () => {
     expect(problems[1]).toMatch(/^docs\/example\.md:4: RetryPolicy maxAttempts: /);
   });
 
+  it('checks a js block too (checkJs), against the same package', () => {
+    const blocks = md(
+      `${fence}js\nimport { parseDuration } from 'seawall/policy';\nparseDuration('2s');\nnow();\n${fence}\n`,
+    );
+    expect(typeCheck(modulesOf(blocks))).toEqual(["docs/example.md:4: TS2304 Cannot find name 'now'."]);
+  });
+
   it('refuses <!-- continues --> with nothing to continue', () => {
     expect(() => modulesOf(md(`<!-- continues -->\n${fence}ts\nx\n${fence}\n`))).toThrow(/no checked ts\/js block/);
   });

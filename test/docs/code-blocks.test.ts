@@ -33,7 +33,11 @@ const checked = (...kinds: Kind[]) =>
 const dir = mkdtempSync(join(ROOT, '.docs-run-'));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
-  const lines = [...tally].map(([kind, n]) => `  ${kind.padEnd(20)} ${n.checked} checked, ${n.skipped} skipped`);
+  const lines = [...tally].map(([kind, n]) =>
+    kind === 'text'
+      ? `  ${kind.padEnd(20)} ${n.checked} shown output, not code`
+      : `  ${kind.padEnd(20)} ${n.checked} checked, ${n.skipped} skipped`,
+  );
   console.log(`docs code blocks (${blocks.length} in README.md and docs/*.md):\n${lines.join('\n')}`);
 });
 
