@@ -13,6 +13,7 @@ export interface Knockout {
 }
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
+import { DOCS_KNOCKOUTS } from './knockouts-list-docs.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
 
@@ -367,4 +368,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...BREAKER_KNOCKOUTS,
   ...DRIVER_KNOCKOUTS,
   ...LAB_KNOCKOUTS,
+  ...DOCS_KNOCKOUTS,
 ];
