@@ -27,13 +27,13 @@ export interface ShellResult {
   problems: string[];
 }
 
-function scripts(): Record<string, string> {
+export function scripts(): Record<string, string> {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
   return pkg.scripts ?? {};
 }
 
 /** Splits one shell line into words (quotes kept together), dropping a trailing comment. */
-function words(line: string): string[] {
+export function words(line: string): string[] {
   const out: string[] = [];
   const re = /"([^"]*)"|'([^']*)'|(\S+)/g;
   for (let m = re.exec(line); m !== null; m = re.exec(line)) {
@@ -45,7 +45,7 @@ function words(line: string): string[] {
 }
 
 /** A command line's simple commands: split at &&, ||, ; and |, with redirections removed. */
-function commandsOf(line: string): string[][] {
+export function commandsOf(line: string): string[][] {
   const commands: string[][] = [[]];
   const tokens = words(line);
   for (let i = 0; i < tokens.length; i++) {
@@ -63,7 +63,7 @@ function isSynopsis(line: string): boolean {
 }
 
 /** A built-in scenario's name, or a path: paths into the repository's own examples/ and scenarios/ must exist. */
-function checkTarget(target: string, variants: readonly string[], where: string, problems: string[]): void {
+export function checkTarget(target: string, variants: readonly string[], where: string, problems: string[]): void {
   const path = /[/\\]/.test(target) || /\.ya?ml$/i.test(target);
   if (path) {
     if (/^(examples|scenarios)\//.test(target) && !existsSync(join(ROOT, target))) {
@@ -185,7 +185,13 @@ export function checkShell(block: Block): ShellResult {
         }
       } else if (c[0] === 'npx' && (args[0] === 'vitest' || args[0] === 'tsx')) {
         checked++;
-        const paths = args.slice(args[0] === 'vitest' && args[1] === 'run' ? 2 : 1).filter((a) => !a.startsWith('-'));
+        // Paths are the words that are not options, nor the value of an option that takes one (-t NAME).
+        const paths = args
+          .slice(args[0] === 'vitest' && args[1] === 'run' ? 2 : 1)
+          .filter(
+            (a, i, all) =>
+              !a.startsWith('-') && !/^(-t|-c|--testNamePattern|--config|--project)$/.test(all[i - 1] ?? ''),
+          );
         for (const p of args[0] === 'tsx' ? paths.slice(0, 1) : paths) {
           if (!pathExists(p)) problems.push(`${where}: npx ${args[0]}: ${p} does not exist`);
         }

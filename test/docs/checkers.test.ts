@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Block, blocksOf, ROOT } from './blocks.js';
 import { checkJson, checkPromql, checkYaml } from './check-data.js';
+import { checkMentions } from './check-mentions.js';
 import { policyProblems } from './check-policies.js';
 import { checkShell } from './check-shell.js';
 import { type DocModule, modulesOf, runsOf, typeCheck } from './check-ts.js';
@@ -212,5 +213,30 @@ describe('the shell checker', () => {
       problems('npx seawall simulate <file.yaml | built-in> [--variant NAME ...] [--seed N | --seeds 1,2,3]'),
     ).toBe('');
     expect(checkShell(one('console', '$ npm run lab\nnpm run nope (output, not a command)')).problems).toEqual([]);
+  });
+});
+
+describe('the checker of commands named in prose', () => {
+  it.each([
+    ['`seawall simulate --sedes 1`', /unknown option --sedes/],
+    ['`seawall simulte`', /unknown command 'simulte'/],
+    ['`npx seawall simulate checkout-incidnet`', /no built-in scenario/],
+    ['`seawall simulate checkout-incident --variant gud`', /no variant 'gud'/],
+    ['`seawall simulate --format envoy`', /does not take --format/],
+    ['`seawall lab --scale 2`', /not a number in \(0, 1\]/],
+    ['`npm run reslts`', /no npm script 'reslts'/],
+  ])('flags %s', (span, expected) => {
+    expect(checkMentions(`Run ${span} to see.`, 'docs/example.md').problems.join('\n')).toMatch(expected);
+  });
+
+  it('lets a mention leave out what it does not discuss, and ignores code blocks and placeholders', () => {
+    const text = [
+      '`seawall simulate --json`, `seawall lint`, `seawall mesh import`, `npx seawall simulate NAME --seeds 1,2,3`,',
+      '`seawall mesh import istio.yaml --scenario checkout-incident --variant NAME`, `npm run X`, `seawall --help`',
+      `${fence}sh`,
+      '`seawall simulte`',
+      fence,
+    ].join('\n');
+    expect(checkMentions(text, 'docs/example.md')).toEqual({ checked: 7, problems: [] });
   });
 });

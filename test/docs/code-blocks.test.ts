@@ -1,9 +1,10 @@
 // Every fenced block of README.md and docs/*.md is checked by its language (conventions: docs/testing.md, "Docs that run").
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allBlocks, type Block, type Kind, ROOT, where } from './blocks.js';
+import { allBlocks, type Block, docFiles, type Kind, ROOT, where } from './blocks.js';
 import { checkJson, checkPromql, checkYaml } from './check-data.js';
+import { checkMentions } from './check-mentions.js';
 import { policyProblems } from './check-policies.js';
 import { checkShell } from './check-shell.js';
 import { modulesOf, runsOf, typeCheck } from './check-ts.js';
@@ -92,6 +93,14 @@ describe('the code blocks of README.md and docs/*.md', () => {
     const results = checked('sh', 'console').map(checkShell);
     expect(results.flatMap((r) => r.problems)).toEqual([]);
     expect(results.reduce((n, r) => n + r.checked, 0)).toBeGreaterThan(0);
+  });
+
+  it('name in their prose (inline code) only seawall commands, options, scenarios and npm scripts that exist', () => {
+    const results = docFiles().map((path) => checkMentions(readFileSync(path, 'utf8'), path.slice(ROOT.length)));
+    const checked = results.reduce((n, r) => n + r.checked, 0);
+    tally.set('commands in prose', { checked, skipped: 0 });
+    expect(results.flatMap((r) => r.problems)).toEqual([]);
+    expect(checked).toBeGreaterThan(0);
   });
 
   it('promql names only metrics Seawall exports', () => {
