@@ -14,6 +14,7 @@ export interface Knockout {
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
 import { CLI_KNOCKOUTS } from './knockouts-list-cli.js';
+import { DOCS_KNOCKOUTS } from './knockouts-list-docs.js';
 import { DRIVER_KNOCKOUTS } from './knockouts-list-drivers.js';
 import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
 import { REPORT_KNOCKOUTS } from './knockouts-list-report.js';
@@ -373,4 +374,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...SURFACE_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
+  ...DOCS_KNOCKOUTS,
 ];
