@@ -15,8 +15,8 @@ export const REPORT_KNOCKOUTS: Knockout[] = [
     id: 'report-verdict-by-recovery',
     mechanism: "the report's verdict is recovered or not (recoverySeconds), not the size of a success figure",
     file: 'src/report/verdict.ts',
-    find: '      const recovered = runs.filter((r) => r.recoverySeconds !== null);',
-    replace: '      const recovered = runs.filter((r) => (r.successRate.during ?? 0) >= 0.5);',
+    find: '      const recovered = triggered.filter((r) => r.recoverySeconds !== null);',
+    replace: '      const recovered = triggered.filter((r) => (r.successRate.during ?? 0) >= 0.5);',
     tests: ['src/report/verdict.test.ts'],
   },
   {

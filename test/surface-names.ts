@@ -237,6 +237,7 @@ export const SIM_TYPES = [
   'ServiceDetail',
   'SimulationResult',
   'TimeseriesRow',
+  'VariantInfo',
   'VariantRun',
   'VariantSpec',
 ];

@@ -98,7 +98,7 @@ function pickSelected(result: SimulationResult, variants: string[], hint: string
   let bestScore = Number.NEGATIVE_INFINITY;
   for (const v of variants.slice(1)) {
     const runs = result.runs.filter((r) => r.variant === v);
-    if (runs.length === 0 || runs.some((r) => r.recoverySeconds === null)) continue;
+    if (runs.length === 0 || runs.some((r) => r.trigger !== null && r.recoverySeconds === null)) continue;
     const score = runs.reduce((sum, r) => sum + (last === undefined ? 0 : (r.successRate[last] ?? 0)), 0) / runs.length;
     if (score > bestScore) {
       best = v;

@@ -132,7 +132,7 @@ export function renderReportHtml(result: SimulationResult, options: HtmlReportOp
         `<label><input type="checkbox" class="group-toggle" data-group="${escapeHtml(g.name)}" checked> ${escapeHtml(g.name)}</label>`,
     )
     .join('');
-  const rows = verdictRows(result, data.groups, { deepest: data.focusService, hasTrigger: data.triggers.length > 0 });
+  const rows = verdictRows(result, data.groups, { deepest: data.focusService });
   const verdict = verdictTableHtml(result, rows, { deepest: data.focusService, styles: data.styles });
   const cards = data.charts
     .map(

@@ -3,7 +3,7 @@
 import { escapeHtml } from './html-escape.js';
 import type { SimulationResult } from './result.js';
 import { windowNames } from './result.js';
-import { formatMs, formatPercent, formatRatio, formatRecovery } from './table.js';
+import { formatMs, formatPercent, formatRatio, formatRunRecovery } from './table.js';
 
 /** The summary table as HTML (same columns as the terminal table). Numbers are not coloured: the verdict says it. */
 export function summaryTableHtml(result: SimulationResult): string {
@@ -29,7 +29,9 @@ export function summaryTableHtml(result: SimulationResult): string {
         ...windows.map((w) => `<td>${formatPercent(run.successRate[w])}</td>`),
         ...windows.map((w) => `<td>${formatMs(run.p99Ms[w])}</td>`),
         ...services.map((s) => `<td>${formatRatio(run.amplification[s]?.total)}</td>`),
-        run.recoverySeconds === null ? '<td class="bad">never</td>' : `<td>${formatRecovery(run.recoverySeconds)}</td>`,
+        run.trigger !== null && run.recoverySeconds === null
+          ? '<td class="bad">never</td>'
+          : `<td>${formatRunRecovery(run)}</td>`,
         `<td>${formatPercent(run.wastedWorkFraction)}</td>`,
       ];
       return `<tr>${cells.join('')}</tr>`;

@@ -7,8 +7,8 @@ import { verdictRows, verdictTableHtml, verdictWindows } from './verdict.js';
 
 const deepest = 'member-api';
 
-function rowsOf(result: SimulationResult, hasTrigger = true) {
-  return verdictRows(result, variantGroups(result), { deepest, hasTrigger });
+function rowsOf(result: SimulationResult) {
+  return verdictRows(result, variantGroups(result), { deepest });
 }
 
 describe('verdictRows', () => {
@@ -35,8 +35,19 @@ describe('verdictRows', () => {
     expect(rows.find((r) => r.variant === 'good')?.success.after).toBeCloseTo((0.995 + 0.5) / 2, 9);
   });
 
-  it('has no recovery verdict without a trigger', () => {
-    expect(rowsOf(fixtureResult(), false).map((r) => r.verdict)).toEqual(['no-trigger', 'no-trigger']);
+  it("has no recovery verdict where the summary says there was no trigger (not 'never')", () => {
+    const result = fixtureResult();
+    for (const run of result.runs) {
+      run.trigger = null;
+      run.recoverySeconds = null;
+    }
+    expect(rowsOf(result).map((r) => r.verdict)).toEqual(['no-trigger', 'no-trigger']);
+    // One variant without faults beside one with them: each judged by its own runs.
+    const mixed = fixtureResult();
+    const bad = mixed.runs.find((r) => r.variant === 'bad');
+    if (bad === undefined) throw new Error('fixture lost its bad run');
+    bad.trigger = null;
+    expect(rowsOf(mixed).map((r) => r.verdict)).toEqual(['no-trigger', 'recovers']);
   });
 
   it('shows before, during and after when the scenario has them, else its windows', () => {

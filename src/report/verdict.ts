@@ -3,7 +3,7 @@
 import type { VariantGroup } from './groups.js';
 import { escapeHtml } from './html-escape.js';
 import type { RunSummary, SimulationResult } from './result.js';
-import { windowNames } from './result.js';
+import { afterTriggerWindow, windowNames } from './result.js';
 import { formatPercent, formatRatio } from './table.js';
 
 /** What a variant's runs say about recovery: every seed recovered, none did, some did, or there was no trigger. */
@@ -40,23 +40,25 @@ function mean(values: (number | undefined)[]): number | null {
 
 /**
  * The rows, grouped. Reads only RunSummary fields: successRate[window], amplification[deepest][after | total],
- * recoverySeconds (null = did not recover, when the result has a trigger) and wastedWorkFraction.
+ * trigger (null: nothing to recover from), recoverySeconds (null with a trigger: did not recover) and
+ * wastedWorkFraction.
  */
 export function verdictRows(
   result: SimulationResult,
   groups: readonly VariantGroup[],
-  options: { deepest: string | null; hasTrigger: boolean },
+  options: { deepest: string | null },
 ): VerdictRow[] {
   const windows = verdictWindows(result);
-  const loadWindow = 'after' in result.windows ? 'after' : 'total';
+  const loadWindow = afterTriggerWindow(result) ?? 'total';
   const describe = new Map((result.variants ?? []).map((v) => [v.name, v.description]));
   return groups.flatMap((group) =>
     group.variants.map((variant): VerdictRow => {
       const runs: RunSummary[] = result.runs.filter((r) => r.variant === variant);
-      const recovered = runs.filter((r) => r.recoverySeconds !== null);
+      const triggered = runs.filter((r) => r.trigger !== null);
+      const recovered = triggered.filter((r) => r.recoverySeconds !== null);
       let verdict: RecoveryVerdict = 'no-trigger';
-      if (options.hasTrigger) {
-        verdict = recovered.length === runs.length ? 'recovers' : recovered.length === 0 ? 'never' : 'some-seeds';
+      if (triggered.length > 0) {
+        verdict = recovered.length === triggered.length ? 'recovers' : recovered.length === 0 ? 'never' : 'some-seeds';
       }
       const success: Record<string, number | null> = {};
       for (const w of windows) success[w] = mean(runs.map((r) => r.successRate[w]));

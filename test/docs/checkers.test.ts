@@ -98,9 +98,9 @@ describe('the ts checker', () => {
       [
         `${fence}ts`,
         "import { createFetch, RetryPolicy } from 'seawall';",
-        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s' } });",
+        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '1s', deadline: { patience: '2s', margin: '100ms' } });",
         'createFetch({ policy: { maxAttempts: 7 } });',
-        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '600ms', deadline: { patience: '2s' } });",
+        "new RetryPolicy({ maxAttempts: 3, perTryTimeout: '800ms', deadline: { patience: '2s', margin: '100ms' } });",
         'new RetryPolicy({ maxAttempts: Number(process.env.N) });',
         fence,
       ].join('\n'),
@@ -108,13 +108,15 @@ describe('the ts checker', () => {
     const { checked, problems } = policyProblems(modulesOf(blocks));
     expect(checked).toBe(3);
     expect(problems).toHaveLength(2);
-    expect(problems[0]).toMatch(/^docs\/example\.md:3: RetryPolicy perTryTimeout: .*exceeds deadline\.patience/);
+    expect(problems[0]).toMatch(
+      /^docs\/example\.md:3: RetryPolicy perTryTimeout: .*the retry gets less than one perTryTimeout/,
+    );
     expect(problems[1]).toMatch(/^docs\/example\.md:4: RetryPolicy maxAttempts: /);
   });
 
   it('checks a js block too (checkJs), against the same package', () => {
     const blocks = md(
-      `${fence}js\nimport { parseDuration } from 'seawall/policy';\nparseDuration('2s');\nnow();\n${fence}\n`,
+      `${fence}js\nimport { encodeGrpcTimeout } from 'seawall/policy';\nencodeGrpcTimeout(2000);\nnow();\n${fence}\n`,
     );
     expect(typeCheck(modulesOf(blocks))).toEqual(["docs/example.md:4: TS2304 Cannot find name 'now'."]);
   });
@@ -132,7 +134,9 @@ describe('the runner of whole programs', () => {
   };
 
   it('runs a program against the package source and hands back its output', async () => {
-    const module = program("import { parseDuration } from 'seawall/policy';\nconsole.log(parseDuration('2s', 'x'));");
+    const module = program(
+      "import { decodeGrpcTimeout } from 'seawall/policy';\nconst read = decodeGrpcTimeout('2S');\nconsole.log(read.ok ? read.ms : read.reason);",
+    );
     const result = await runModule(module, dir);
     expect(result).toMatchObject({ code: 0, stdout: '2000\n', stderr: '' });
   });
