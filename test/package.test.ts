@@ -66,6 +66,24 @@ describe('the packed package', () => {
     expect(files.filter((f) => f.endsWith('.test.js'))).toEqual([]);
   });
 
+  it('ships the driver entry points as bundles: a cold import of seawall reads its entry and one shared chunk', () => {
+    const shipped = join(app, 'node_modules', 'seawall', 'dist');
+    const relativeImports = (file: string) =>
+      [...readFileSync(join(shipped, file), 'utf8').matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)].map(
+        (m) => m[1] ?? '',
+      );
+    for (const entry of ['index.js', 'policy/index.js']) {
+      const imports = relativeImports(entry);
+      expect(imports.length, entry).toBeGreaterThan(0);
+      // Only chunks: not tsc's per-module files (http/client.js, policy/retry.js, ...), which would be ~70 reads.
+      expect(
+        imports.filter((i) => !/^\.{1,2}\/(\.\.\/)?chunks\/chunk-[\w-]+\.js$/.test(i)),
+        entry,
+      ).toEqual([]);
+    }
+    expect(files.filter((f) => f.startsWith('dist/chunks/')).length).toBeGreaterThan(0);
+  });
+
   it('says which Node.js it needs: the first with require() of ES modules on by default', () => {
     expect(pkg.engines.node).toBe('>=20.19');
   });
