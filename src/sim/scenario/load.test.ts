@@ -206,6 +206,30 @@ variants:
     expect(problems).toContain('variants.v.calls.api -> db.budget.maxTokens: must be a number in (0, 1000]');
   });
 
+  it('checks what the top level sets even when every variant overrides it (the top level alone never runs)', () => {
+    const problems = problemsOf(`${MINIMAL}
+calls:
+  api -> db: { maxAttempts: 0, budget: { kind: token-bucket } }
+variants:
+  a: { calls: { api -> db: { maxAttempts: 2, budget: { kind: token-bucket, maxTokens: 10, tokenRatio: 0.1 } } } }
+  b: { calls: { api -> db: { maxAttempts: 3, budget: { kind: token-bucket, maxTokens: 10, tokenRatio: 0.1 } } } }
+`);
+    // Once, as the top level's own, not once per variant.
+    expect(problems).toEqual(['calls.api -> db.maxAttempts: must be an integer ≥ 1']);
+    // The budget's missing keys are left for the variants to fill in: both do, so that is no problem.
+    expect(() =>
+      parseScenario(
+        `${MINIMAL}
+calls:
+  api -> db: { maxAttempts: 2, budget: { kind: token-bucket } }
+variants:
+  a: { calls: { api -> db: { budget: { maxTokens: 10, tokenRatio: 0.1 } } } }
+`,
+        'test.yaml',
+      ),
+    ).not.toThrow();
+  });
+
   it('checks edges, faults, windows and extends', () => {
     const problems = problemsOf(`${MINIMAL}
 windows: { late: [5s, 20s], backwards: [3s, 2s] }

@@ -14,7 +14,7 @@ import {
   requiredKeyMessage,
   ScenarioError,
 } from './errors.js';
-import { attribute, deepMerge, isPlainObject, normalizeOverlay } from './merge.js';
+import { attribute, deepMerge, isPlainObject, normalizeOverlay, setsPath } from './merge.js';
 import { checkPolicyBlocks, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
@@ -230,6 +230,19 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
     const group = declared.length > 0 ? (file.variants?.[name]?.group ?? null) : null;
     variants.push({ name, description, group, model });
+  }
+  // With variants the top level itself never runs, but what it sets is still read: a bad value there that every
+  // variant overrides would otherwise pass unseen. Its own policy blocks are checked alone; a problem at a key the
+  // top level sets is the top level's (a key it leaves for the variants to fill in is not).
+  if (declared.length > 0) {
+    const topProblems: Problem[] = [];
+    checkPolicyBlocks(deepMerge({}, baseOverlay), topProblems);
+    for (const p of topProblems) {
+      if (p.path === '' || !setsPath(baseOverlay, p.path.split('.'))) continue;
+      const line = problemLine(p);
+      modelLines.delete(line);
+      problems.push(p);
+    }
   }
   const lines = problems.map(problemLine);
   for (const [line, { checked, found }] of modelLines) {
