@@ -2,6 +2,7 @@
 
 import type { RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import { type AbortWaiter, stopWaiting, waitForAbort } from './abort-fanout.js';
 import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryObserved } from './client-events.js';
 import { monotonicNowMs } from './clock.js';
@@ -60,7 +61,7 @@ const SLEEPING = 2;
 const ENDED = 3;
 
 /** One logical call: drives a RetryCall through real time. Every decision is the policy's; this only keeps time. */
-export class CallRunner<P> {
+export class CallRunner<P> implements AbortWaiter {
   private state = IDLE;
   private call: RetryCall | undefined;
   private attempt = 0;
@@ -125,14 +126,13 @@ export class CallRunner<P> {
       this.abort(this.contextSignal.reason, false);
       return;
     }
-    signal?.addEventListener('abort', this, { once: true });
-    this.contextSignal?.addEventListener('abort', this, { once: true });
+    if (signal !== undefined) waitForAbort(signal, this);
+    if (this.contextSignal !== undefined) waitForAbort(this.contextSignal, this);
     this.next();
   }
 
-  /** Abort listener for the caller's and the inbound request's signals. */
-  handleEvent(event: Event): void {
-    const signal = event.target as AbortSignal;
+  /** The caller's or the inbound request's signal aborted (abort-fanout.ts). */
+  onAbort(signal: AbortSignal): void {
     this.abort(signal.reason, signal === this.request.signal);
   }
 
@@ -308,8 +308,8 @@ export class CallRunner<P> {
     this.state = ENDED;
     this.clearTimer();
     this.admission?.callEnded(monotonicNowMs()); // an attempt in flight ends as aborted; a held retry slot is freed
-    this.request.signal?.removeEventListener('abort', this);
-    this.contextSignal?.removeEventListener('abort', this);
+    if (this.request.signal !== undefined) stopWaiting(this.request.signal, this);
+    if (this.contextSignal !== undefined) stopWaiting(this.contextSignal, this);
     this.relay();
     this.transport.callEnded();
   }
