@@ -244,6 +244,8 @@ export class CallRunner<P> implements AbortWaiter {
     // Events cost nothing unless someone listens (a subscriber, or the onRetry hook).
     if (retryObserved(this.client))
       publishRetry(this.client, this.eventBase(now), attempt, waitMs, outcome, status, error);
+    // A hook or a subscriber may have aborted the call meanwhile (the caller's signal): then no sleep follows.
+    if (this.state !== SLEEPING) return false;
     if (waitMs <= 0) queueMicrotask(() => this.onTimer());
     else this.startTimer(Math.ceil(waitMs));
     return false;
