@@ -1,6 +1,8 @@
 // execute() under attack: hostile fns, classifiers and options, shared signals, many calls; every call ends once.
+import { spawn } from 'node:child_process';
 import diagnostics from 'node:diagnostics_channel';
 import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runWithContext } from '../http/context.js';
 import { AttemptTimeoutError, SeawallError } from '../http/errors.js';
@@ -498,4 +500,26 @@ describe('events and counters of execute', () => {
       }
     }
   });
+});
+
+describe('process', () => {
+  it('a process that only used execute (retries, a give-up, an abort mid-backoff) exits on its own', async () => {
+    const script = fileURLToPath(new URL('../../test/http/execute-child.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += String(d)));
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    // Exits within ~1 s when idle (0.5 s measured; more with both cores busy); a timer left behind would hold it for
+    // the 20 s backoff or the 20 s per-try timeout. Killed after 12 s.
+    const kill = setTimeout(() => child.kill(), 12_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    clearTimeout(kill);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/^done /);
+    const done = JSON.parse(stdout.slice('done '.length));
+    expect(done.stops).toMatchObject({ succeeded: 1, 'attempts-exhausted': 1 });
+    expect(done.slow).toMatchObject({ retries: 1, stops: { aborted: 1 } }); // it was sleeping when aborted
+    expect(code, 'the child exited by itself (null: killed after 12 s)').toBe(0);
+  }, 20_000);
 });
