@@ -130,6 +130,24 @@ describe('hostile fns', () => {
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it('a deadline 40 days out (beyond setTimeout) does not time the attempt out at once', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const policy = new RetryPolicy({ budget: false, deadline: false });
+      const days40 = Date.now() + 40 * 24 * 3600 * 1000;
+      const value = await execute(policy, () => new Promise((resolve) => setTimeout(() => resolve('ok'), 30)), {
+        deadlineMs: days40,
+      });
+      expect(value).toBe('ok');
+      await new Promise((r) => setImmediate(r));
+      expect(warnings.filter((w) => w.name === 'TimeoutOverflowWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('a result that arrives after its per-try timeout is ignored: exactly one outcome, from the next attempt', async () => {
     const policy = quick({ maxAttempts: 3, perTryTimeout: 30 });
     let calls = 0;
@@ -259,6 +277,7 @@ describe('hostile options', () => {
     [{ upstream: 5 }, 'options.upstream'],
     [{ retryOn: 'all' }, 'options.retryOn'],
     [{ signal: null }, 'options.signal'],
+    [{ signal: { aborted: false, addEventListener() {} } }, 'options.signal'], // no removeEventListener: it hung
     [{ __proto__x: 1 }, 'options.__proto__x'],
   ])('rejects %j naming %s, fn not called', async (options, path) => {
     let calls = 0;
@@ -327,6 +346,8 @@ describe('signals and load', () => {
           ),
         );
       }
+      // 5,000 calls in flight, one listener on the shared signal.
+      expect(EventEmitter.getEventListeners(controller.signal, 'abort')).toHaveLength(1);
       const values = await Promise.all(calls);
       expect(values).toHaveLength(5000);
       await new Promise((r) => setImmediate(r));

@@ -51,6 +51,9 @@ export class SeawallClient {
   }
 }
 
+/** setTimeout's longest delay (2^31 - 1 ms, 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function fireTimer(runner: CallRunner<unknown>): void {
   runner.onTimer();
 }
@@ -156,8 +159,9 @@ export class CallRunner<P> implements AbortWaiter {
   }
 
   private startTimer(ms: number): void {
-    // A shared callback with the runner as argument: no closure per timer.
-    const timer = setTimeout(fireTimer, ms, this);
+    // A shared callback with the runner as argument: no closure per timer. Capped at setTimeout's limit: past it Node
+    // fires after 1 ms (a deadline 40 days out timed the attempt out at once); such a timer ends 24.8 days early.
+    const timer = setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this);
     // Per-try: the attempt's socket keeps the process alive meanwhile. Backoff: ref'd unless unrefBackoff (see options).
     if (this.state === ATTEMPT || this.client.settings.unrefBackoff) timer.unref();
     this.timer = timer;
