@@ -458,6 +458,10 @@ describe('events and counters of execute', () => {
     expect(hookRetries).toEqual(retries);
     expect(hookGiveUps).toEqual(giveUps);
     expect(giveUps.every((e) => e.reason === 'attempts-exhausted' && e.attempts === 3)).toBe(true);
+    const ended = Object.values(stats.stops).reduce((a, b) => a + b, 0);
+    expect(ended).toBe(stats.calls); // every call ended exactly once
+    expect(stats.stops['attempts-exhausted']).toBe(giveUps.length);
+    expect(stats.perTryTimeouts).toBe(retries.filter((e) => e.outcome === 'timeout').length + 60); // the 60 deaf calls: 3 timeouts each, the last a give-up
   });
 
   it('a subscriber that throws or mutates its payload changes neither the call nor what the others see', async () => {
