@@ -51,7 +51,7 @@ export class SeawallClient {
   }
 }
 
-/** setTimeout's longest delay (2^31 - 1 ms, 24.8 days). */
+/** setTimeout's longest delay (24.8 days): past it Node fires after 1 ms (a deadline 40 days out timed out at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 
 function fireTimer(runner: CallRunner<unknown>): void {
@@ -159,8 +159,7 @@ export class CallRunner<P> implements AbortWaiter {
   }
 
   private startTimer(ms: number): void {
-    // A shared callback with the runner as argument: no closure per timer. Capped at setTimeout's limit: past it Node
-    // fires after 1 ms (a deadline 40 days out timed the attempt out at once); such a timer ends 24.8 days early.
+    // A shared callback with the runner as argument: no closure per timer.
     const timer = setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this);
     // Per-try: the attempt's socket keeps the process alive meanwhile. Backoff: ref'd unless unrefBackoff (see options).
     if (this.state === ATTEMPT || this.client.settings.unrefBackoff) timer.unref();
