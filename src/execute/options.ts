@@ -122,7 +122,12 @@ export function checkExecuteOptions(input: unknown): void {
   const signal = input.signal;
   if (
     signal !== undefined &&
-    !(isRecord(signal) && typeof signal.aborted === 'boolean' && typeof signal.addEventListener === 'function')
+    !(
+      isRecord(signal) &&
+      typeof signal.aborted === 'boolean' &&
+      typeof signal.addEventListener === 'function' &&
+      typeof signal.removeEventListener === 'function' // the call's end removes its listener: without it, it hung
+    )
   ) {
     issues.push({ path: 'options.signal', message: 'must be an AbortSignal' });
   }

@@ -39,7 +39,8 @@ export function publishRetry(
   status: number | null,
   error: unknown,
 ): void {
-  const event: RetryEvent = { ...base, attempt, delayMs, outcome: outcome.kind, status, error };
+  // Frozen: the subscribers and the hook get one object, and none of them can change what the others see.
+  const event: RetryEvent = Object.freeze({ ...base, attempt, delayMs, outcome: outcome.kind, status, error });
   if (retryChannel.hasSubscribers) retryChannel.publish(event);
   const hook = client.settings.hooks.onRetry;
   if (hook !== undefined) callHook(hook, event, 'onRetry', client.hooksWarned);
@@ -70,12 +71,12 @@ export function giveUpObserved(client: EventSource, reason: StopReason): boolean
 export function publishGiveUp(client: EventSource, base: CallEventBase, facts: GiveUpFacts): void {
   const { reason, refusal, status, error } = facts;
   if (reason === 'budget-exhausted' && budgetRefusedChannel.hasSubscribers) {
-    const event: BudgetRefusedEvent = { ...base, attempt: facts.attempt, refusal, status, error };
+    const event: BudgetRefusedEvent = Object.freeze({ ...base, attempt: facts.attempt, refusal, status, error });
     budgetRefusedChannel.publish(event);
   }
   const hook = client.settings.hooks.onGiveUp;
   if (hook === undefined && !giveUpChannel.hasSubscribers) return;
-  const event: GiveUpEvent = { ...base, reason, attempts: facts.attempts, status, error, refusal };
+  const event: GiveUpEvent = Object.freeze({ ...base, reason, attempts: facts.attempts, status, error, refusal });
   if (giveUpChannel.hasSubscribers) giveUpChannel.publish(event);
   if (hook !== undefined) callHook(hook, event, 'onGiveUp', client.hooksWarned);
 }

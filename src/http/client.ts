@@ -2,6 +2,7 @@
 
 import type { RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import { type AbortWaiter, stopWaiting, waitForAbort } from './abort-fanout.js';
 import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryObserved } from './client-events.js';
 import { monotonicNowMs } from './clock.js';
@@ -50,6 +51,9 @@ export class SeawallClient {
   }
 }
 
+/** setTimeout's longest delay (24.8 days): past it Node fires after 1 ms (a deadline 40 days out timed out at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
 function fireTimer(runner: CallRunner<unknown>): void {
   runner.onTimer();
 }
@@ -60,7 +64,7 @@ const SLEEPING = 2;
 const ENDED = 3;
 
 /** One logical call: drives a RetryCall through real time. Every decision is the policy's; this only keeps time. */
-export class CallRunner<P> {
+export class CallRunner<P> implements AbortWaiter {
   private state = IDLE;
   private call: RetryCall | undefined;
   private attempt = 0;
@@ -125,14 +129,13 @@ export class CallRunner<P> {
       this.abort(this.contextSignal.reason, false);
       return;
     }
-    signal?.addEventListener('abort', this, { once: true });
-    this.contextSignal?.addEventListener('abort', this, { once: true });
+    if (signal !== undefined) waitForAbort(signal, this);
+    if (this.contextSignal !== undefined) waitForAbort(this.contextSignal, this);
     this.next();
   }
 
-  /** Abort listener for the caller's and the inbound request's signals. */
-  handleEvent(event: Event): void {
-    const signal = event.target as AbortSignal;
+  /** The caller's or the inbound request's signal aborted (abort-fanout.ts). */
+  onAbort(signal: AbortSignal): void {
     this.abort(signal.reason, signal === this.request.signal);
   }
 
@@ -157,7 +160,7 @@ export class CallRunner<P> {
 
   private startTimer(ms: number): void {
     // A shared callback with the runner as argument: no closure per timer.
-    const timer = setTimeout(fireTimer, ms, this);
+    const timer = setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this);
     // Per-try: the attempt's socket keeps the process alive meanwhile. Backoff: ref'd unless unrefBackoff (see options).
     if (this.state === ATTEMPT || this.client.settings.unrefBackoff) timer.unref();
     this.timer = timer;
@@ -244,6 +247,8 @@ export class CallRunner<P> {
     // Events cost nothing unless someone listens (a subscriber, or the onRetry hook).
     if (retryObserved(this.client))
       publishRetry(this.client, this.eventBase(now), attempt, waitMs, outcome, status, error);
+    // A hook or a subscriber may have aborted the call meanwhile (the caller's signal): then no sleep follows.
+    if (this.state !== SLEEPING) return false;
     if (waitMs <= 0) queueMicrotask(() => this.onTimer());
     else this.startTimer(Math.ceil(waitMs));
     return false;
@@ -308,8 +313,8 @@ export class CallRunner<P> {
     this.state = ENDED;
     this.clearTimer();
     this.admission?.callEnded(monotonicNowMs()); // an attempt in flight ends as aborted; a held retry slot is freed
-    this.request.signal?.removeEventListener('abort', this);
-    this.contextSignal?.removeEventListener('abort', this);
+    if (this.request.signal !== undefined) stopWaiting(this.request.signal, this);
+    if (this.contextSignal !== undefined) stopWaiting(this.contextSignal, this);
     this.relay();
     this.transport.callEnded();
   }

@@ -133,6 +133,15 @@ export function isGiveUp(reason: StopReason): boolean {
   return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';
 }
 
+/** What a hook threw, as text, whatever it threw (an object String() cannot convert must not escape the catch). */
+function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return `a value that cannot be shown (${typeof error})`;
+  }
+}
+
 /** Runs a user's hook; a throw is reported once per client (`warned`) as a warning and never reaches the call. */
 export function callHook<E>(hook: (event: E) => void, event: E, name: string, warned: Set<string>): void {
   try {
@@ -140,7 +149,7 @@ export function callHook<E>(hook: (event: E) => void, event: E, name: string, wa
   } catch (error) {
     if (warned.has(name)) return;
     warned.add(name);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     process.emitWarning(`seawall: the ${name} hook threw (ignored; later throws are not reported): ${message}`, {
       code: 'SEAWALL_HOOK_FAILED',
     });
