@@ -96,4 +96,29 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     replace: 'const total = Math.max(product, f);',
     tests: ['src/mesh/lint.test.ts'],
   },
+  {
+    id: 'client-timer-cap',
+    mechanism:
+      "the attempt loop's timers are capped at setTimeout's limit (a deadline 40 days out is not a 1 ms timeout)",
+    file: 'src/http/client.ts',
+    find: 'setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this)',
+    replace: 'setTimeout(fireTimer, ms, this)',
+    tests: ['src/execute/execute-hostile.test.ts'],
+  },
+  {
+    id: 'client-no-backoff-after-reentrant-abort',
+    mechanism: 'a hook or subscriber that aborts the call while a retry is published leaves no backoff timer behind',
+    file: 'src/http/client.ts',
+    find: '    if (this.state !== SLEEPING) return false;',
+    replace: '',
+    tests: ['src/execute/execute-reentry.test.ts'],
+  },
+  {
+    id: 'abort-fanout-one-listener',
+    mechanism: 'a signal shared by many calls holds one abort listener, not one per call',
+    file: 'src/http/abort-fanout.ts',
+    find: '  if (waiters === undefined) {',
+    replace: '  {',
+    tests: ['src/execute/execute-load.test.ts'],
+  },
 ];

@@ -220,10 +220,10 @@ describe('events and counters of execute', () => {
     expect(stats.retryOverflow).toBe(budgetStops);
     expect(giveUps).toHaveLength(40); // every call gave up: on the budget, or out of attempts
     expect(giveUps.filter((e) => e.reason === 'budget-exhausted')).toHaveLength(budgetStops);
-    expect(refusedEvents.every((e) => e.upstream === 'tight' && e.refusal === null && Object.isFrozen(e))).toBe(true);
+    expect(refusedEvents.every((e) => e.upstream === 'tight' && e.refusal === null)).toBe(true);
   });
 
-  it('a subscriber that throws or mutates its payload changes neither the call nor what the others see', async () => {
+  it('a subscriber that throws or writes into its payload changes neither the call nor what the hook sees', async () => {
     const seenByHook: RetryEvent[] = [];
     const uncaught: unknown[] = [];
     // Node rethrows a subscriber's error on the next tick as an uncaughtException (docs/events.md): catch it here.
@@ -233,12 +233,9 @@ describe('events and counters of execute', () => {
     process.on('uncaughtException', onUncaught);
     try {
       listen<RetryEvent>(SEAWALL_CHANNELS.retry, (event) => {
-        try {
-          (event as { attempt: number }).attempt = 99;
-          (event as { upstream: string }).upstream = 'hijacked';
-        } catch {
-          // a frozen payload refuses the write: that is the point
-        }
+        // An annotating subscriber (strict code): the write must not throw, so it cannot crash the process.
+        (event as { attempt: number }).attempt = 99;
+        (event as { upstream: string }).upstream = 'hijacked';
       });
       listen<RetryEvent>(SEAWALL_CHANNELS.retry, () => {
         throw new Error('subscriber bug');
@@ -254,10 +251,12 @@ describe('events and counters of execute', () => {
       });
       await new Promise((r) => setImmediate(r));
       expect(value).toBe('done');
+      // Subscribers share one object per occurrence (Node's convention): a later one sees the annotation ...
       expect(after.map((e) => [e.attempt, e.upstream])).toEqual([
-        [1, 'execute'],
-        [2, 'execute'],
+        [99, 'hijacked'],
+        [99, 'hijacked'],
       ]);
+      // ... the hook has its own, and the call went on as if nobody had written anything.
       expect(seenByHook.map((e) => [e.attempt, e.upstream])).toEqual([
         [1, 'execute'],
         [2, 'execute'],

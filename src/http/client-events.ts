@@ -39,11 +39,12 @@ export function publishRetry(
   status: number | null,
   error: unknown,
 ): void {
-  // Frozen: the subscribers and the hook get one object, and none of them can change what the others see.
-  const event: RetryEvent = Object.freeze({ ...base, attempt, delayMs, outcome: outcome.kind, status, error });
-  if (retryChannel.hasSubscribers) retryChannel.publish(event);
+  const event: RetryEvent = { ...base, attempt, delayMs, outcome: outcome.kind, status, error };
   const hook = client.settings.hooks.onRetry;
-  if (hook !== undefined) callHook(hook, event, 'onRetry', client.hooksWarned);
+  // The hook first, with its own object: what a subscriber writes into the shared payload never reaches it.
+  if (hook !== undefined)
+    callHook(hook, retryChannel.hasSubscribers ? { ...event } : event, 'onRetry', client.hooksWarned);
+  if (retryChannel.hasSubscribers) retryChannel.publish(event);
 }
 
 /** What a give-up event reports about the call that ended. */
@@ -71,12 +72,13 @@ export function giveUpObserved(client: EventSource, reason: StopReason): boolean
 export function publishGiveUp(client: EventSource, base: CallEventBase, facts: GiveUpFacts): void {
   const { reason, refusal, status, error } = facts;
   if (reason === 'budget-exhausted' && budgetRefusedChannel.hasSubscribers) {
-    const event: BudgetRefusedEvent = Object.freeze({ ...base, attempt: facts.attempt, refusal, status, error });
+    const event: BudgetRefusedEvent = { ...base, attempt: facts.attempt, refusal, status, error };
     budgetRefusedChannel.publish(event);
   }
   const hook = client.settings.hooks.onGiveUp;
   if (hook === undefined && !giveUpChannel.hasSubscribers) return;
-  const event: GiveUpEvent = Object.freeze({ ...base, reason, attempts: facts.attempts, status, error, refusal });
+  const event: GiveUpEvent = { ...base, reason, attempts: facts.attempts, status, error, refusal };
+  if (hook !== undefined)
+    callHook(hook, giveUpChannel.hasSubscribers ? { ...event } : event, 'onGiveUp', client.hooksWarned);
   if (giveUpChannel.hasSubscribers) giveUpChannel.publish(event);
-  if (hook !== undefined) callHook(hook, event, 'onGiveUp', client.hooksWarned);
 }

@@ -255,17 +255,15 @@ export class ServerGate {
       case 'reject':
         request.state = DONE;
         if (shedChannel.hasSubscribers) {
-          shedChannel.publish(
-            Object.freeze({
-              service: this.options.name,
-              deadlineMs: request.deadlineMs,
-              status: 503,
-              reason: 'queue-full',
-              retryAfterMs: admission.retryAfterMs,
-              inFlight: this.shedder.running,
-              queued: this.shedder.queued,
-            } satisfies ShedEvent),
-          );
+          shedChannel.publish({
+            service: this.options.name,
+            deadlineMs: request.deadlineMs,
+            status: 503,
+            reason: 'queue-full',
+            retryAfterMs: admission.retryAfterMs,
+            inFlight: this.shedder.running,
+            queued: this.shedder.queued,
+          } satisfies ShedEvent);
         }
         return admission as Refusal;
       case 'drop':
@@ -282,13 +280,11 @@ export class ServerGate {
   end(request: InboundRequest, clientGone: boolean): void {
     const state = request.state;
     if (clientGone && (state === RUNNING || state === WAITING) && cancelChannel.hasSubscribers) {
-      cancelChannel.publish(
-        Object.freeze({
-          service: this.options.name,
-          deadlineMs: request.deadlineMs,
-          stage: state === RUNNING ? 'running' : 'queued',
-        } satisfies CancelEvent),
-      );
+      cancelChannel.publish({
+        service: this.options.name,
+        deadlineMs: request.deadlineMs,
+        stage: state === RUNNING ? 'running' : 'queued',
+      } satisfies CancelEvent);
     }
     if (state === RUNNING) {
       request.state = DONE;
@@ -346,17 +342,14 @@ export class ServerGate {
   }
 
   private publishDrop(request: InboundRequest, stage: 'arrival' | 'queue', waitedMs: number): void {
-    // Frozen, as every Seawall payload: one subscriber cannot change what the next one sees.
-    dropChannel.publish(
-      Object.freeze({
-        service: this.options.name,
-        deadlineMs: request.deadlineMs,
-        status: 504,
-        reason: 'deadline-passed',
-        stage,
-        waitedMs,
-      } satisfies DropEvent),
-    );
+    dropChannel.publish({
+      service: this.options.name,
+      deadlineMs: request.deadlineMs,
+      status: 504,
+      reason: 'deadline-passed',
+      stage,
+      waitedMs,
+    } satisfies DropEvent);
   }
 
   /** Hands freed workers to queued requests (LoadShedder decides which, and which to drop). Re-entrancy safe. */
