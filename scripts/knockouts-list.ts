@@ -151,8 +151,8 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'retry-one-layer',
     mechanism: 'inside a request from another Seawall hop, a call makes one attempt (retries at one layer)',
     file: RETRY,
-    find: 'this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);',
-    replace: 'this.attemptsOverride = traits.maxAttempts ?? null;',
+    find: '  return fromSeawallHop && oneLayer !== false && !ownership;',
+    replace: '  return false;',
     tests: ['src/policy/retry-one-layer.test.ts'],
   },
   {
@@ -264,8 +264,8 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'ownership-replaces-one-layer',
     mechanism: 'with ownership, a call inside a Seawall hop may retry: the claims decide, not the one-layer rule',
     file: RETRY,
-    find: 'traits.oneLayer !== false && !config.ownership;',
-    replace: 'traits.oneLayer !== false; // (knocked out) ownership keeps the one-layer rule',
+    find: '  return fromSeawallHop && oneLayer !== false && !ownership;',
+    replace: '  return fromSeawallHop && oneLayer !== false; // (knocked out) ownership keeps the one-layer rule',
     tests: ['src/policy/retry-ownership.test.ts'],
   },
   {

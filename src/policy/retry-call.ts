@@ -17,6 +17,15 @@ const STOP_DECISIONS = Object.fromEntries(STOP_REASONS.map((stop) => [stop, Obje
   { readonly stop: StopReason }
 >;
 
+/**
+ * Retries at one layer: a call made inside a request that came from another Seawall hop makes one attempt, unless the
+ * call opts out (`oneLayer: false`) or error ownership decides which hop retries instead. The one rule: RetryCall
+ * applies it per call; the report's topology applies it to a whole edge whose every inbound call is a Seawall hop.
+ */
+export function retriesAtOneLayer(fromSeawallHop: boolean, oneLayer: boolean | undefined, ownership: boolean): boolean {
+  return fromSeawallHop && oneLayer !== false && !ownership;
+}
+
 /** What the driver needs to perform one attempt. */
 export class AttemptPlan {
   constructor(
@@ -100,9 +109,9 @@ export class RetryCall {
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
-    // Retries at one layer: inside a request from another Seawall hop, one attempt (unless ownership decides instead).
-    const oneLayer = fromSeawallHop && traits.oneLayer !== false && !config.ownership;
-    this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
+    this.attemptsOverride = retriesAtOneLayer(fromSeawallHop, traits.oneLayer, config.ownership)
+      ? 1
+      : (traits.maxAttempts ?? null);
     this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =

@@ -2,7 +2,12 @@
 
 import type { ResolvedBackoff } from '../policy/backoff.js';
 import type { BudgetConfig } from '../policy/budget.js';
+import { DEFAULT_BUDGET_PERCENT } from '../policy/budget.js';
+import type { ConfigIssue } from '../policy/config-error.js';
+import { retriesAtOneLayer } from '../policy/retry-call.js';
 import { validateRetryConfig } from '../policy/retry-config.js';
+import { validateLoadShedderConfig } from '../policy/shed.js';
+import { serviceDepths } from '../sim/metrics/summary.js';
 import type { ModelSpec } from '../sim/scenario/types.js';
 
 /** A service as drawn: its name, depth from the traffic (column) and the lines under its name. */
@@ -49,33 +54,17 @@ function backoffLine(backoff: ResolvedBackoff): string {
 function budgetLine(budget: BudgetConfig | null): string {
   if (budget === null || budget.kind === 'none') return 'no retry budget';
   if (budget.kind === 'token-bucket') return `budget ${budget.maxTokens} tokens / ${budget.tokenRatio}`;
-  if (budget.kind === 'percent') return `budget ${budget.percent ?? 20} % of calls`;
+  if (budget.kind === 'percent') return `budget ${budget.percent ?? DEFAULT_BUDGET_PERCENT} % of calls`;
   return 'ratio budget';
 }
 
-/** Depth of each service from the traffic entries (breadth first); unreachable services get the deepest + 1. */
+/** Depth of each service from the traffic entries (the simulator's own measure); unreachable: the deepest + 1. */
 function depths(model: ModelSpec): Map<string, number> {
-  const depth = new Map<string, number>();
-  const queue: string[] = [];
-  for (const t of model.traffic) {
-    if (!depth.has(t.to)) {
-      depth.set(t.to, 0);
-      queue.push(t.to);
-    }
-  }
-  const byName = new Map(model.services.map((s) => [s.name, s]));
-  while (queue.length > 0) {
-    const name = queue.shift() as string;
-    for (const call of byName.get(name)?.calls ?? []) {
-      if (!depth.has(call.to)) {
-        depth.set(call.to, (depth.get(name) as number) + 1);
-        queue.push(call.to);
-      }
-    }
-  }
-  const deepest = Math.max(0, ...depth.values());
-  for (const s of model.services) if (!depth.has(s.name)) depth.set(s.name, deepest + 1);
-  return depth;
+  const byIndex = serviceDepths(model);
+  const deepest = Math.max(0, ...byIndex);
+  return new Map(
+    model.services.map((s, i) => [s.name, (byIndex[i] as number) >= 0 ? (byIndex[i] as number) : deepest + 1]),
+  );
 }
 
 /**
@@ -89,19 +78,21 @@ export function topologyOf(model: ModelSpec): Topology {
   const byName = new Map(model.services.map((s) => [s.name, s]));
   const nodes: TopologyNode[] = model.services.map((s) => {
     const lines: string[] = [];
-    if (s.shed !== null) {
-      const workers = Number.isSafeInteger(s.shed.workers) && s.shed.workers < 1e9 ? `${s.shed.workers} workers` : '';
+    // Read through the shedder's own validator: the defaults drawn are the ones it applies.
+    const shed = s.shed === null ? undefined : validateLoadShedderConfig(s.shed, '', [] as ConfigIssue[]);
+    if (s.shed !== null && shed === undefined) lines.push('(invalid load shedder)');
+    else if (shed !== undefined) {
+      const workers = Number.isSafeInteger(shed.workers) && shed.workers < 1e9 ? `${shed.workers} workers` : '';
       const instances = s.instances > 1 ? `${s.instances} × ` : '';
       if (workers) lines.push(instances + workers);
-      const limit = s.shed.queueLimit;
-      if (limit === undefined || limit === null || !Number.isFinite(limit)) lines.push('unbounded queue');
+      if (!Number.isFinite(shed.queueLimit)) lines.push('unbounded queue');
       else {
-        lines.push(`queue ≤ ${limit}, then 503`);
-        if (s.shed.retryAfter !== undefined)
-          lines.push(`  with Retry-After ${shortDuration(Number(s.shed.retryAfter))}`);
+        lines.push(`queue ≤ ${shed.queueLimit}, then 503`);
+        lines.push(`  with Retry-After ${shortDuration(shed.retryAfterMs)}`);
       }
-      const drops = s.shed.dropExpired !== false;
-      lines.push(!s.seawall ? 'ignores deadlines' : drops ? 'drops expired work (504)' : 'runs expired work');
+      lines.push(
+        !s.seawall ? 'ignores deadlines' : shed.dropExpired ? 'drops expired work (504)' : 'runs expired work',
+      );
     } else if (s.instances > 1) lines.push(`${s.instances} instances`);
     for (const f of model.faults) {
       if (f.service === s.name && f.workers !== null) {
@@ -118,14 +109,10 @@ export function topologyOf(model: ModelSpec): Topology {
     if (config === undefined) return { from: e.from, to: e.to, lines: ['(invalid policy)'] };
     const caller = byName.get(e.from);
     const calls = inbound(e.from);
-    const insideHop =
-      e.seawall &&
-      e.oneLayer &&
-      !config.ownership &&
-      caller?.seawall === true &&
-      !entries.has(e.from) &&
-      calls.length > 0 &&
-      calls.every((c) => c.seawall);
+    // Every call into the caller is a Seawall hop (and no user calls it directly): its calls come from Seawall hops.
+    const fromSeawallHop =
+      caller?.seawall === true && !entries.has(e.from) && calls.length > 0 && calls.every((c) => c.seawall);
+    const insideHop = e.seawall && retriesAtOneLayer(fromSeawallHop, e.oneLayer, config.ownership);
     const perTry = Number.isFinite(config.perTryTimeoutMs) ? ` · ${shortDuration(config.perTryTimeoutMs)} per try` : '';
     if (insideHop) lines.push(`1 attempt (one layer)${perTry}`);
     else {

@@ -1,13 +1,16 @@
 // Server events and execute under an unlucky operator: subscribers that throw or mutate, a client that leaves mid-call.
 import diagnostics from 'node:diagnostics_channel';
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type AttemptContext,
   type CancelEvent,
+  type DropEvent,
   execute,
   SEAWALL_CHANNELS,
   type ShedEvent,
 } from '../../src/http/index.js';
+import { encodeAbsoluteDeadline } from '../../src/policy/deadline.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { closeAll, expectBalanced, gatedHandler, open, send, serve, sleep, waitFor } from './server-helpers.js';
 
@@ -103,5 +106,64 @@ describe('server events under hostile subscribers', () => {
     expect(policy.stats()).toMatchObject({ calls: 1, active: 0, attempts: 1, retries: 0, stops: { aborted: 1 } });
     await waitFor(() => stats().running === 0, 3000, 'the worker to be freed');
     expect(stats().cancelledRunning).toBe(1);
+  });
+});
+
+describe('server events under pipelining and absurd deadlines', () => {
+  it('one event per shed, drop and cancel, matching the counters, when pipelines die and deadlines are nonsense', async () => {
+    const sheds: ShedEvent[] = [];
+    const drops: DropEvent[] = [];
+    const cancels: CancelEvent[] = [];
+    subscribe(SEAWALL_CHANNELS.shed, (m) => sheds.push(m as ShedEvent));
+    subscribe(SEAWALL_CHANNELS.drop, (m) => drops.push(m as DropEvent));
+    subscribe(SEAWALL_CHANNELS.cancel, (m) => cancels.push(m as CancelEvent));
+    // Holds everything except /ok; the queue has room for 2 behind 2 workers, so pipelines shed, queue and die.
+    const { port, stats } = await serve(
+      (req, res) => {
+        if (req.url === '/ok') res.end('ok');
+      },
+      { workers: 2, queueLimit: 2, name: 'member-api' },
+    );
+    const past = encodeAbsoluteDeadline(Date.now() - 5_000);
+    const absurd = ['NaN', '1e400', '-1', '99999999999999999999999', ' ', past, `${past}, ${past}`];
+    const request = (path: string, deadline?: string) =>
+      `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${deadline === undefined ? '' : `x-request-deadline: ${deadline}\r\n`}\r\n`;
+    const pipeline = async (lines: string[], closeAfterMs: number) => {
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      });
+      socket.on('data', () => {});
+      socket.on('error', () => {});
+      socket.write(lines.join(''));
+      await sleep(closeAfterMs);
+      socket.destroy();
+    };
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          pipeline([request('/hold'), request('/hold', absurd[(round + i) % absurd.length]), request('/hold')], 15),
+        ),
+      );
+      await waitFor(() => stats().running === 0 && stats().queued === 0, 3000, 'every slot released');
+    }
+    await sleep(5);
+    const s = stats();
+    expectBalanced(s);
+    // The states this test is for were reached: sheds, queued and running requests whose client left, nonsense headers.
+    expect(s.shed).toBeGreaterThan(0);
+    expect(s.cancelled).toBeGreaterThan(0);
+    expect(s.cancelledRunning).toBeGreaterThan(0);
+    expect(s.malformedHeaders).toBeGreaterThan(0);
+    expect(sheds).toHaveLength(s.shed);
+    expect(drops).toHaveLength(s.droppedOnArrival + s.dropped);
+    expect(drops.filter((d) => d.stage === 'arrival')).toHaveLength(s.droppedOnArrival);
+    expect(cancels.filter((c) => c.stage === 'queued')).toHaveLength(s.cancelled);
+    expect(cancels.filter((c) => c.stage === 'running')).toHaveLength(s.cancelledRunning);
+    // A request whose deadline passed was dropped, never shed nor run: the past deadline was read as one.
+    expect(s.droppedOnArrival).toBeGreaterThan(0);
+    for (const event of [...sheds, ...drops, ...cancels]) expect(event.service).toBe('member-api');
+    expect((await send(port, { path: '/ok' })).body).toBe('ok');
   });
 });

@@ -66,8 +66,8 @@ export function round6(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
 
-/** Services at the greatest call depth from the traffic entries; the first in file order wins a tie. */
-export function deepestService(model: ModelSpec): number {
+/** Each service's call depth from the traffic entries (breadth first), by index; -1 for a service no traffic reaches. */
+export function serviceDepths(model: ModelSpec): number[] {
   const index = new Map(model.services.map((s, i) => [s.name, i]));
   const depth = model.services.map(() => -1);
   const queue: number[] = [];
@@ -88,6 +88,12 @@ export function deepestService(model: ModelSpec): number {
       }
     }
   }
+  return depth;
+}
+
+/** Services at the greatest call depth from the traffic entries; the first in file order wins a tie. */
+export function deepestService(model: ModelSpec): number {
+  const depth = serviceDepths(model);
   let best = 0;
   depth.forEach((d, i) => {
     if (d > (depth[best] as number)) best = i;
