@@ -1,8 +1,13 @@
 // Export, step 1: a scenario edge's Seawall settings resolved to what a mesh can carry, with what it cannot.
 
-import { validateCircuitBreakerConfig } from '../policy/breaker-config.js';
+import {
+  DEFAULT_FAILURE_THRESHOLD,
+  type ResolvedCircuitBreakerConfig,
+  validateCircuitBreakerConfig,
+} from '../policy/breaker-config.js';
 import { type ResolvedConcurrencyBreakerConfig, validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry-config.js';
+import { DEFAULT_RETRY_AFTER_MS } from '../policy/shed-config.js';
 import type { MeshWarning } from './errors.js';
 import { canonicalRetryOn, hasUnsafeConditions, safeConditions } from './retry-on.js';
 import type { ScenarioEdge, ScenarioVariantView } from './scenario-read.js';
@@ -67,12 +72,14 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   }
   if (edge.ownership)
     warn('dropped', 'ownership', 'error ownership (x-seawall-claimed) has no mesh setting; not written');
-  if (edge.circuitBreaker !== undefined && edge.circuitBreaker !== false) {
-    const cb = validateCircuitBreakerConfig(edge.circuitBreaker, '', []);
+  if (edge.circuitBreaker !== undefined) {
+    // Valid: the simulator's loader checked it with this validator.
+    const cb = validateCircuitBreakerConfig(edge.circuitBreaker, '', []) as ResolvedCircuitBreakerConfig;
+    const threshold = Number.isFinite(cb.failureThreshold) ? cb.failureThreshold : DEFAULT_FAILURE_THRESHOLD;
     warn(
       'dropped',
       'circuitBreaker',
-      `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; the closest is outlier detection with consecutive_5xx ${Number.isFinite(cb?.failureThreshold) ? cb?.failureThreshold : 5} and base_ejection_time ${cb?.breakDurationMs ?? 5000} ms, not written: it ejects hosts one by one, within maxEjectionPercent`,
+      `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; not written (the simulator runs this call without it). The closest is outlier detection with consecutive_5xx ${threshold} and base_ejection_time ${cb.breakDurationMs} ms: it ejects hosts one by one, within maxEjectionPercent`,
     );
   }
   let budget: ExportEdge['budget'] = null;
@@ -107,7 +114,7 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   const conditions = canonicalRetryOn(c.retryOn);
   const writeRetryOn = !c.retryNonIdempotent && hasUnsafeConditions(c.retryOn) ? safeConditions(c.retryOn) : null;
   let limits: ResolvedConcurrencyBreakerConfig | null = null;
-  if (edge.limits !== undefined && edge.limits !== false) {
+  if (edge.limits !== undefined) {
     limits = validateConcurrencyBreakerConfig(edge.limits, '', []) ?? null;
     if (limits?.retryBudget) {
       if (budget === null) budget = { ...limits.retryBudget };
@@ -137,10 +144,7 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
     retryAfterMaxMs: c.honorRetryAfter ? c.maxRetryAfterMs : null,
     budget,
     limits,
-    outlier:
-      edge.outlierDetection !== undefined && edge.outlierDetection !== false
-        ? (edge.outlierDetection as Record<string, unknown>)
-        : null,
+    outlier: edge.outlierDetection !== undefined ? (edge.outlierDetection as Record<string, unknown>) : null,
     balancer: { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? 50 },
   };
 }
@@ -168,11 +172,17 @@ export function exportService(
       'an unbounded queue: written as the largest limit (4294967295); a flood then waits in the sidecar instead of being refused (set queueLimit)',
     );
   }
-  if (s.shed.retryAfter !== undefined)
-    warn('dropped', 'retryAfter', "the mesh's overflow 503 carries no Retry-After; not written");
-  if (s.shed.discipline === 'lifo' || s.shed.lifoAfter !== undefined)
+  // An unbounded queue never overflows; a scenario read back (import) gets the default Retry-After again.
+  const retryAfterMs = s.shed?.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  if (s.queueLimit !== undefined && retryAfterMs !== DEFAULT_RETRY_AFTER_MS)
+    warn(
+      'dropped',
+      'retryAfter',
+      `the mesh's overflow 503 carries no Retry-After (Seawall's says ${retryAfterMs / 1000} s); not written`,
+    );
+  if (s.shed?.discipline === 'adaptive-lifo')
     warn('dropped', 'discipline', 'the mesh queues first-in first-out only; not written');
-  const dropExpired = s.shed.dropExpired !== false && s.seawall;
+  const dropExpired = s.shed?.dropExpired !== false && s.seawall;
   if (dropExpired)
     warn(
       'note',

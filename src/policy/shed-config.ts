@@ -29,7 +29,8 @@ export interface ResolvedLoadShedderConfig {
   readonly lifoAfterMs: number;
 }
 
-const DEFAULT_RETRY_AFTER_MS = 1000;
+/** The Retry-After a shed 503 carries when the config names none. */
+export const DEFAULT_RETRY_AFTER_MS = 1000;
 const DEFAULT_LIFO_AFTER_MS = 100;
 const KNOWN_KEYS: ReadonlySet<string> = new Set([
   'workers',
