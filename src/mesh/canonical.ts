@@ -4,8 +4,9 @@ import { DEFAULT_PANIC_THRESHOLD } from '../policy/balancer.js';
 import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
 import { validateOutlierDetectionConfig } from '../policy/outlier-config.js';
 import { validateRetryConfig } from '../policy/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
 import type { ResolvedLoadShedderConfig } from '../policy/shed-config.js';
-import { UINT32_MAX } from './envoy-policy.js';
+import { UINT32_MAX } from './envoy-defaults.js';
 import { canonicalRetryOn, hasUnsafeConditions } from './retry-on.js';
 
 /**
@@ -16,10 +17,10 @@ export function canonicalCall(block: Record<string, unknown>, attemptsOverride?:
   const { seawall, oneLayer, limits, outlierDetection, loadBalancer, circuitBreaker, ...retry } = block;
   const c = validateRetryConfig(retry).config;
   if (c === undefined) throw new Error(`not a valid retry policy: ${JSON.stringify(retry)}`);
-  const attempts = attemptsOverride ?? (c.retryOn.conditions.length > 0 ? c.maxAttempts : 1);
+  const attempts = attemptsOverride ?? effectiveAttempts(c);
   const out: Record<string, unknown> = {
     maxAttempts: attempts,
-    deadline: c.patienceMs === null ? null : c.patienceMs - c.marginMs,
+    deadline: callDeadlineMs(c),
     propagateDeadline: seawall !== false && c.propagateDeadline,
   };
   if (attempts > 1) {

@@ -5,9 +5,19 @@ import {
   type ResolvedCircuitBreakerConfig,
   validateCircuitBreakerConfig,
 } from '../policy/breaker-config.js';
+import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/budget.js';
 import { type ResolvedConcurrencyBreakerConfig, validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
+import { DEFAULT_RETRY_RATIO } from '../policy/ratio-budget.js';
+import { retriesAtOneLayer } from '../policy/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
 import { DEFAULT_RETRY_AFTER_MS } from '../policy/shed-config.js';
+import {
+  ENVOY_BACKOFF_BASE_MS,
+  ENVOY_BACKOFF_MAX_FACTOR,
+  ENVOY_MIN_RETRY_CONCURRENCY,
+  UINT32_MAX,
+} from './envoy-defaults.js';
 import type { MeshWarning } from './errors.js';
 import { canonicalRetryOn, hasUnsafeConditions, safeConditions } from './retry-on.js';
 import type { ScenarioEdge, ScenarioVariantView } from './scenario-read.js';
@@ -32,8 +42,6 @@ export interface ExportEdge {
   balancer: { kind: 'round-robin' | 'p2c'; panicThreshold: number };
 }
 
-const DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY = 3;
-
 function alwaysFromSeawallHop(edge: ScenarioEdge, variant: ScenarioVariantView): boolean {
   if (variant.entries.includes(edge.from)) return false;
   const callee = variant.services.find((s) => s.name === edge.from);
@@ -47,8 +55,9 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   const warn = (kind: MeshWarning['kind'], field: string, message: string) =>
     warnings.push({ kind, where, field, message });
   const c = validateRetryConfig(edge.retry).config as ResolvedRetryConfig;
-  let attempts = c.retryOn.conditions.length > 0 ? c.maxAttempts : 1;
-  const hop = edge.seawall && edge.oneLayer && !edge.ownership;
+  let attempts = effectiveAttempts(c);
+  // Under the one-layer rule whenever a Seawall hop sends the request.
+  const hop = edge.seawall && retriesAtOneLayer(true, edge.oneLayer, edge.ownership);
   if (hop && attempts > 1 && alwaysFromSeawallHop(edge, variant)) {
     warn(
       'note',
@@ -86,18 +95,21 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   const b = c.budget;
   if (attempts > 1 && b !== null && b.kind !== 'none') {
     if (b.kind === 'percent')
-      budget = { percent: b.percent ?? 20, minConcurrency: b.minConcurrency ?? DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY };
+      budget = {
+        percent: b.percent ?? DEFAULT_BUDGET_PERCENT,
+        minConcurrency: b.minConcurrency ?? DEFAULT_MIN_RETRY_CONCURRENCY,
+      };
     else {
-      const ratio = b.kind === 'token-bucket' ? b.tokenRatio : (b.ratio ?? 0.2);
-      budget = { percent: Math.min(100, ratio * 100), minConcurrency: DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY };
+      const ratio = b.kind === 'token-bucket' ? b.tokenRatio : (b.ratio ?? DEFAULT_RETRY_RATIO);
+      budget = { percent: Math.min(100, ratio * 100), minConcurrency: ENVOY_MIN_RETRY_CONCURRENCY };
       warn(
         'changed',
         'budget',
-        `the mesh has no ${b.kind === 'token-bucket' ? 'gRPC A6 token bucket' : 'ratio budget'}; the closest is a retry budget of ${budget.percent} % of active requests (min ${DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY} concurrent retries): it caps retries in flight, not retries per success`,
+        `the mesh has no ${b.kind === 'token-bucket' ? 'gRPC A6 token bucket' : 'ratio budget'}; the closest is a retry budget of ${budget.percent} % of active requests (min ${ENVOY_MIN_RETRY_CONCURRENCY} concurrent retries): it caps retries in flight, not retries per success`,
       );
     }
   }
-  const backoff = { baseMs: 25, maxMs: 250 };
+  const backoff = { baseMs: ENVOY_BACKOFF_BASE_MS, maxMs: ENVOY_BACKOFF_MAX_FACTOR * ENVOY_BACKOFF_BASE_MS };
   const bo = c.backoff;
   if (bo.kind === 'envoy') Object.assign(backoff, { baseMs: bo.baseMs, maxMs: bo.capMs });
   else if (attempts > 1) {
@@ -130,14 +142,13 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
       }
     }
   }
-  const lb = (edge.loadBalancer ?? {}) as { kind?: 'round-robin' | 'p2c'; panicThreshold?: number };
   return {
     from: edge.from,
     to: edge.to,
     where,
     attempts,
     perTryTimeoutMs: Number.isFinite(c.perTryTimeoutMs) ? c.perTryTimeoutMs : null,
-    timeoutMs: c.patienceMs === null ? null : c.patienceMs - c.marginMs,
+    timeoutMs: callDeadlineMs(c),
     backoff,
     retryOn: conditions,
     writeRetryOn,
@@ -145,7 +156,7 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
     budget,
     limits,
     outlier: edge.outlierDetection !== undefined ? (edge.outlierDetection as Record<string, unknown>) : null,
-    balancer: { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? 50 },
+    balancer: { ...edge.loadBalancer },
   };
 }
 
@@ -169,7 +180,7 @@ export function exportService(
     warn(
       'note',
       'queueLimit',
-      'an unbounded queue: written as the largest limit (4294967295); a flood then waits in the sidecar instead of being refused (set queueLimit)',
+      `an unbounded queue: written as the largest limit (${UINT32_MAX}); a flood then waits in the sidecar instead of being refused (set queueLimit)`,
     );
   }
   // An unbounded queue never overflows; a scenario read back (import) gets the default Retry-After again.
