@@ -98,7 +98,8 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   },
   {
     id: 'mesh-export-reports-breaker',
-    mechanism: "mesh export reports a variant's circuit breaker as not exported (c-circuit-breaker), never drops it silently",
+    mechanism:
+      "mesh export reports a variant's circuit breaker as not exported (c-circuit-breaker), never drops it silently",
     file: 'src/mesh/export-policy.ts',
     find: '  if (edge.circuitBreaker !== undefined) {',
     replace: '  if (false) {',
@@ -106,7 +107,8 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   },
   {
     id: 'mesh-reads-simulator-guards',
-    mechanism: "the mesh tools see the guards the simulator's loader resolved (a variant's limits and outlier detection)",
+    mechanism:
+      "the mesh tools see the guards the simulator's loader resolved (a variant's limits and outlier detection)",
     file: 'src/mesh/scenario-read.ts',
     find: '  if (e.limits !== null) out.limits = e.limits;',
     replace: '',
