@@ -97,6 +97,24 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     tests: ['src/mesh/lint.test.ts'],
   },
   {
+    id: 'mesh-export-reports-breaker',
+    mechanism:
+      "mesh export reports a variant's circuit breaker as not exported (c-circuit-breaker), never drops it silently",
+    file: 'src/mesh/export-policy.ts',
+    find: '  if (edge.circuitBreaker !== undefined) {',
+    replace: '  if (false) {',
+    tests: ['src/mesh/export-simulate.test.ts'],
+  },
+  {
+    id: 'mesh-reads-simulator-guards',
+    mechanism:
+      "the mesh tools see the guards the simulator's loader resolved (a variant's limits and outlier detection)",
+    file: 'src/mesh/scenario-read.ts',
+    find: '  if (e.limits !== null) out.limits = e.limits;',
+    replace: '',
+    tests: ['src/mesh/export-simulate.test.ts'],
+  },
+  {
     id: 'client-timer-cap',
     mechanism:
       "the attempt loop's timers are capped at setTimeout's limit (a deadline 40 days out is not a 1 ms timeout)",

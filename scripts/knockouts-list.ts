@@ -191,7 +191,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'unsafe-500-not-replayed',
     mechanism: 'a 500 is replayed only when the request is idempotent or carries an idempotency key',
     file: 'src/policy/classify.ts',
-    find: 'if (status >= 500 && status !== 502 && status !== 503 && status !== 504 && !safety.replaySafe) return UNSAFE;',
+    find: 'if (!isReplaySafeStatus(status) && !safety.replaySafe) return UNSAFE;',
     replace: '',
     tests: ['src/policy/classify.test.ts'],
   },

@@ -4,6 +4,7 @@ import { ConfigError, type ConfigIssue, unknownKey } from '../policy/config-erro
 import { type HeaderSource, MAX_ACCEPTED_DEADLINE_MS } from '../policy/deadline.js';
 import { collectDuration, type Duration } from '../policy/duration.js';
 import { type LoadShedderConfig, validateLoadShedderConfig } from '../policy/shed.js';
+import { SHED_CONFIG_KEYS } from '../policy/shed-config.js';
 import type { ServerMeterLike } from './server-telemetry.js';
 
 /** What a `trustDeadline` predicate is told about an inbound request. */
@@ -47,7 +48,6 @@ export interface ResolvedShedOptions {
   readonly meter: ServerMeterLike | false | undefined;
 }
 
-const SHEDDER_KEYS = ['workers', 'queueLimit', 'retryAfter', 'dropExpired', 'discipline', 'lifoAfter'] as const;
 const OWN_KEYS: ReadonlySet<string> = new Set(['maxDeadline', 'trustDeadline', 'name', 'meter']);
 
 /**
@@ -67,10 +67,10 @@ export function resolveShedOptions(input: unknown, extraKeys: readonly string[] 
   }
   const raw = input as Record<string, unknown>;
   const shedderInput: Record<string, unknown> = { workers: DEFAULT_WORKERS, queueLimit: DEFAULT_QUEUE_LIMIT };
-  const known = [...SHEDDER_KEYS, ...OWN_KEYS, ...extraKeys];
+  const known = [...SHED_CONFIG_KEYS, ...OWN_KEYS, ...extraKeys];
   for (const [key, value] of Object.entries(raw)) {
     if (value === undefined) continue;
-    if ((SHEDDER_KEYS as readonly string[]).includes(key)) shedderInput[key] = value;
+    if ((SHED_CONFIG_KEYS as readonly string[]).includes(key)) shedderInput[key] = value;
     else if (!OWN_KEYS.has(key) && !extraKeys.includes(key)) {
       issues.push(unknownKey(key, key, known, 'is not an option of the Seawall middleware'));
     }

@@ -1,4 +1,4 @@
-// Input bounds for mesh files and scenarios: size, documents and list lengths, and the safe file read.
+// Input bounds for mesh files (scenarios are bounded by the simulator's loader): size, documents, list lengths, the safe read.
 
 import { readFileSync, statSync } from 'node:fs';
 import { MeshError } from './errors.js';

@@ -1,10 +1,12 @@
 // The meaning of a call's settings as plain data, so two spellings (a scenario, a mesh read back) can be compared.
 
+import { DEFAULT_PANIC_THRESHOLD } from '../policy/balancer.js';
 import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
 import { validateOutlierDetectionConfig } from '../policy/outlier-config.js';
 import { validateRetryConfig } from '../policy/retry-config.js';
-import { validateLoadShedderConfig } from '../policy/shed.js';
-import { UINT32_MAX } from './envoy-policy.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
+import type { ResolvedLoadShedderConfig } from '../policy/shed-config.js';
+import { UINT32_MAX } from './envoy-defaults.js';
 import { canonicalRetryOn, hasUnsafeConditions } from './retry-on.js';
 
 /**
@@ -15,10 +17,10 @@ export function canonicalCall(block: Record<string, unknown>, attemptsOverride?:
   const { seawall, oneLayer, limits, outlierDetection, loadBalancer, circuitBreaker, ...retry } = block;
   const c = validateRetryConfig(retry).config;
   if (c === undefined) throw new Error(`not a valid retry policy: ${JSON.stringify(retry)}`);
-  const attempts = attemptsOverride ?? (c.retryOn.conditions.length > 0 ? c.maxAttempts : 1);
+  const attempts = attemptsOverride ?? effectiveAttempts(c);
   const out: Record<string, unknown> = {
     maxAttempts: attempts,
-    deadline: c.patienceMs === null ? null : c.patienceMs - c.marginMs,
+    deadline: callDeadlineMs(c),
     propagateDeadline: seawall !== false && c.propagateDeadline,
   };
   if (attempts > 1) {
@@ -48,24 +50,19 @@ export function canonicalCall(block: Record<string, unknown>, attemptsOverride?:
     }
   }
   const lb = (loadBalancer ?? {}) as { kind?: string; panicThreshold?: number };
-  out.loadBalancer = { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? 50 };
+  out.loadBalancer = { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? DEFAULT_PANIC_THRESHOLD };
   if (circuitBreaker !== undefined && circuitBreaker !== false) out.circuitBreaker = true;
   return out;
 }
 
-/** A service's limits in front of the process; null when it has none. */
+/** A service's limits in front of the process (as the simulator resolved them); null when it has none. */
 export function canonicalService(s: {
   workers?: number;
   queueLimit?: number;
-  shed?: Record<string, unknown>;
+  shed: ResolvedLoadShedderConfig | null;
 }): Record<string, unknown> | null {
   if (s.workers === undefined && s.queueLimit === undefined) return null;
-  const r = validateLoadShedderConfig(
-    { workers: s.workers ?? 1, ...(s.shed ?? {}), ...(s.queueLimit !== undefined ? { queueLimit: s.queueLimit } : {}) },
-    '',
-    [],
-  );
-  return { workers: s.workers ?? null, queueLimit: s.queueLimit ?? null, retryAfter: r?.retryAfterMs ?? null };
+  return { workers: s.workers ?? null, queueLimit: s.queueLimit ?? null, retryAfter: s.shed?.retryAfterMs ?? null };
 }
 
 /** Dotted paths of the leaves where `a` and `b` differ. */

@@ -4,12 +4,11 @@
 import { ENVOY_OUTLIER_FIELDS, type OutlierDetectionConfig } from '../policy/outlier-config.js';
 import { MAX_ATTEMPTS_LIMIT } from '../policy/retry-config.js';
 import { readProtoDuration, writeSeawallDuration } from './durations.js';
+import { ENVOY_MIN_RETRY_CONCURRENCY, ENVOY_RETRY_BUDGET_PERCENT, UINT32_MAX } from './envoy-defaults.js';
 import type { EnvoyCluster, EnvoyRetryPolicy } from './envoy-schema.js';
 import type { MeshWarning } from './errors.js';
 import type { EdgePolicy } from './model.js';
 import { readMeshRetryOn } from './retry-on.js';
-
-export const UINT32_MAX = 4_294_967_295;
 
 function ms(value: string): number {
   const read = readProtoDuration(value);
@@ -146,8 +145,8 @@ export function clusterToEdgePolicy(
   if (chosen?.retry_budget !== undefined) {
     out.budget = {
       kind: 'percent',
-      percent: chosen.retry_budget.budget_percent?.value ?? 20,
-      minConcurrency: chosen.retry_budget.min_retry_concurrency ?? 3,
+      percent: chosen.retry_budget.budget_percent?.value ?? ENVOY_RETRY_BUDGET_PERCENT,
+      minConcurrency: chosen.retry_budget.min_retry_concurrency ?? ENVOY_MIN_RETRY_CONCURRENCY,
     };
     if (limits.maxRetries !== undefined) {
       warn('dropped', 'limits.maxRetries', 'max_retries has no effect beside retry_budget in Envoy; not mapped');

@@ -3,7 +3,7 @@
 import { parseDuration } from '../policy/duration.js';
 import { ENVOY_OUTLIER_FIELDS } from '../policy/outlier-config.js';
 import { writePositiveProtoDuration, writeProtoDuration } from './durations.js';
-import { UINT32_MAX } from './envoy-policy.js';
+import { ENVOY_HEALTHY_PANIC_THRESHOLD, UINT32_MAX } from './envoy-defaults.js';
 import type { MeshWarning } from './errors.js';
 import type { ExportEdge, ExportService } from './export-policy.js';
 import { writeMeshRetryOn } from './retry-on.js';
@@ -175,7 +175,7 @@ export function envoyBootstrap(
         circuit_breakers: { thresholds: [thresholds(e)] },
       };
       if (e.outlier !== null) cluster.outlier_detection = outlier(e.outlier, e.where, warnings);
-      if (e.balancer.panicThreshold !== 50)
+      if (e.balancer.panicThreshold !== ENVOY_HEALTHY_PANIC_THRESHOLD)
         cluster.common_lb_config = { healthy_panic_threshold: { value: e.balancer.panicThreshold } };
       clusters.push(cluster);
     }

@@ -1,8 +1,23 @@
 // Export, step 1: a scenario edge's Seawall settings resolved to what a mesh can carry, with what it cannot.
 
-import { validateCircuitBreakerConfig } from '../policy/breaker-config.js';
+import {
+  DEFAULT_FAILURE_THRESHOLD,
+  type ResolvedCircuitBreakerConfig,
+  validateCircuitBreakerConfig,
+} from '../policy/breaker-config.js';
+import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/budget.js';
 import { type ResolvedConcurrencyBreakerConfig, validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
+import { DEFAULT_RETRY_RATIO } from '../policy/ratio-budget.js';
+import { retriesAtOneLayer } from '../policy/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
+import { DEFAULT_RETRY_AFTER_MS } from '../policy/shed-config.js';
+import {
+  ENVOY_BACKOFF_BASE_MS,
+  ENVOY_BACKOFF_MAX_FACTOR,
+  ENVOY_MIN_RETRY_CONCURRENCY,
+  UINT32_MAX,
+} from './envoy-defaults.js';
 import type { MeshWarning } from './errors.js';
 import { canonicalRetryOn, hasUnsafeConditions, safeConditions } from './retry-on.js';
 import type { ScenarioEdge, ScenarioVariantView } from './scenario-read.js';
@@ -27,8 +42,6 @@ export interface ExportEdge {
   balancer: { kind: 'round-robin' | 'p2c'; panicThreshold: number };
 }
 
-const DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY = 3;
-
 function alwaysFromSeawallHop(edge: ScenarioEdge, variant: ScenarioVariantView): boolean {
   if (variant.entries.includes(edge.from)) return false;
   const callee = variant.services.find((s) => s.name === edge.from);
@@ -42,8 +55,9 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   const warn = (kind: MeshWarning['kind'], field: string, message: string) =>
     warnings.push({ kind, where, field, message });
   const c = validateRetryConfig(edge.retry).config as ResolvedRetryConfig;
-  let attempts = c.retryOn.conditions.length > 0 ? c.maxAttempts : 1;
-  const hop = edge.seawall && edge.oneLayer && !edge.ownership;
+  let attempts = effectiveAttempts(c);
+  // Under the one-layer rule whenever a Seawall hop sends the request.
+  const hop = edge.seawall && retriesAtOneLayer(true, edge.oneLayer, edge.ownership);
   if (hop && attempts > 1 && alwaysFromSeawallHop(edge, variant)) {
     warn(
       'note',
@@ -67,30 +81,35 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   }
   if (edge.ownership)
     warn('dropped', 'ownership', 'error ownership (x-seawall-claimed) has no mesh setting; not written');
-  if (edge.circuitBreaker !== undefined && edge.circuitBreaker !== false) {
-    const cb = validateCircuitBreakerConfig(edge.circuitBreaker, '', []);
+  if (edge.circuitBreaker !== undefined) {
+    // Valid: the simulator's loader checked it with this validator.
+    const cb = validateCircuitBreakerConfig(edge.circuitBreaker, '', []) as ResolvedCircuitBreakerConfig;
+    const threshold = Number.isFinite(cb.failureThreshold) ? cb.failureThreshold : DEFAULT_FAILURE_THRESHOLD;
     warn(
       'dropped',
       'circuitBreaker',
-      `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; the closest is outlier detection with consecutive_5xx ${Number.isFinite(cb?.failureThreshold) ? cb?.failureThreshold : 5} and base_ejection_time ${cb?.breakDurationMs ?? 5000} ms, not written: it ejects hosts one by one, within maxEjectionPercent`,
+      `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; not written (the simulator runs this call without it). The closest is outlier detection with consecutive_5xx ${threshold} and base_ejection_time ${cb.breakDurationMs} ms: it ejects hosts one by one, within maxEjectionPercent`,
     );
   }
   let budget: ExportEdge['budget'] = null;
   const b = c.budget;
   if (attempts > 1 && b !== null && b.kind !== 'none') {
     if (b.kind === 'percent')
-      budget = { percent: b.percent ?? 20, minConcurrency: b.minConcurrency ?? DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY };
+      budget = {
+        percent: b.percent ?? DEFAULT_BUDGET_PERCENT,
+        minConcurrency: b.minConcurrency ?? DEFAULT_MIN_RETRY_CONCURRENCY,
+      };
     else {
-      const ratio = b.kind === 'token-bucket' ? b.tokenRatio : (b.ratio ?? 0.2);
-      budget = { percent: Math.min(100, ratio * 100), minConcurrency: DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY };
+      const ratio = b.kind === 'token-bucket' ? b.tokenRatio : (b.ratio ?? DEFAULT_RETRY_RATIO);
+      budget = { percent: Math.min(100, ratio * 100), minConcurrency: ENVOY_MIN_RETRY_CONCURRENCY };
       warn(
         'changed',
         'budget',
-        `the mesh has no ${b.kind === 'token-bucket' ? 'gRPC A6 token bucket' : 'ratio budget'}; the closest is a retry budget of ${budget.percent} % of active requests (min ${DEFAULT_ENVOY_MIN_RETRY_CONCURRENCY} concurrent retries): it caps retries in flight, not retries per success`,
+        `the mesh has no ${b.kind === 'token-bucket' ? 'gRPC A6 token bucket' : 'ratio budget'}; the closest is a retry budget of ${budget.percent} % of active requests (min ${ENVOY_MIN_RETRY_CONCURRENCY} concurrent retries): it caps retries in flight, not retries per success`,
       );
     }
   }
-  const backoff = { baseMs: 25, maxMs: 250 };
+  const backoff = { baseMs: ENVOY_BACKOFF_BASE_MS, maxMs: ENVOY_BACKOFF_MAX_FACTOR * ENVOY_BACKOFF_BASE_MS };
   const bo = c.backoff;
   if (bo.kind === 'envoy') Object.assign(backoff, { baseMs: bo.baseMs, maxMs: bo.capMs });
   else if (attempts > 1) {
@@ -107,7 +126,7 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   const conditions = canonicalRetryOn(c.retryOn);
   const writeRetryOn = !c.retryNonIdempotent && hasUnsafeConditions(c.retryOn) ? safeConditions(c.retryOn) : null;
   let limits: ResolvedConcurrencyBreakerConfig | null = null;
-  if (edge.limits !== undefined && edge.limits !== false) {
+  if (edge.limits !== undefined) {
     limits = validateConcurrencyBreakerConfig(edge.limits, '', []) ?? null;
     if (limits?.retryBudget) {
       if (budget === null) budget = { ...limits.retryBudget };
@@ -123,25 +142,21 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
       }
     }
   }
-  const lb = (edge.loadBalancer ?? {}) as { kind?: 'round-robin' | 'p2c'; panicThreshold?: number };
   return {
     from: edge.from,
     to: edge.to,
     where,
     attempts,
     perTryTimeoutMs: Number.isFinite(c.perTryTimeoutMs) ? c.perTryTimeoutMs : null,
-    timeoutMs: c.patienceMs === null ? null : c.patienceMs - c.marginMs,
+    timeoutMs: callDeadlineMs(c),
     backoff,
     retryOn: conditions,
     writeRetryOn,
     retryAfterMaxMs: c.honorRetryAfter ? c.maxRetryAfterMs : null,
     budget,
     limits,
-    outlier:
-      edge.outlierDetection !== undefined && edge.outlierDetection !== false
-        ? (edge.outlierDetection as Record<string, unknown>)
-        : null,
-    balancer: { kind: lb.kind ?? 'round-robin', panicThreshold: lb.panicThreshold ?? 50 },
+    outlier: edge.outlierDetection !== undefined ? (edge.outlierDetection as Record<string, unknown>) : null,
+    balancer: { ...edge.loadBalancer },
   };
 }
 
@@ -165,14 +180,20 @@ export function exportService(
     warn(
       'note',
       'queueLimit',
-      'an unbounded queue: written as the largest limit (4294967295); a flood then waits in the sidecar instead of being refused (set queueLimit)',
+      `an unbounded queue: written as the largest limit (${UINT32_MAX}); a flood then waits in the sidecar instead of being refused (set queueLimit)`,
     );
   }
-  if (s.shed.retryAfter !== undefined)
-    warn('dropped', 'retryAfter', "the mesh's overflow 503 carries no Retry-After; not written");
-  if (s.shed.discipline === 'lifo' || s.shed.lifoAfter !== undefined)
+  // An unbounded queue never overflows; a scenario read back (import) gets the default Retry-After again.
+  const retryAfterMs = s.shed?.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS;
+  if (s.queueLimit !== undefined && retryAfterMs !== DEFAULT_RETRY_AFTER_MS)
+    warn(
+      'dropped',
+      'retryAfter',
+      `the mesh's overflow 503 carries no Retry-After (Seawall's says ${retryAfterMs / 1000} s); not written`,
+    );
+  if (s.shed?.discipline === 'adaptive-lifo')
     warn('dropped', 'discipline', 'the mesh queues first-in first-out only; not written');
-  const dropExpired = s.shed.dropExpired !== false && s.seawall;
+  const dropExpired = s.shed?.dropExpired !== false && s.seawall;
   if (dropExpired)
     warn(
       'note',

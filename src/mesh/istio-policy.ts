@@ -3,8 +3,15 @@
 
 import { MAX_ATTEMPTS_LIMIT } from '../policy/retry-config.js';
 import { readGoDuration, writeSeawallDuration } from './durations.js';
-import { UINT32_MAX } from './envoy-policy.js';
+import { UINT32_MAX } from './envoy-defaults.js';
 import type { MeshWarning } from './errors.js';
+import {
+  ISTIO_DEFAULT_ATTEMPTS,
+  ISTIO_DEFAULT_RETRY_ON,
+  ISTIO_MIN_RETRY_CONCURRENCY,
+  ISTIO_PANIC_THRESHOLD,
+  ISTIO_RETRY_BUDGET_PERCENT,
+} from './istio-defaults.js';
 import type {
   IstioConnectionPool,
   IstioDestinationRuleSpec,
@@ -13,10 +20,6 @@ import type {
 } from './istio-schema.js';
 import type { EdgePolicy } from './model.js';
 import { readMeshRetryOn } from './retry-on.js';
-
-/** Istio's retry policy when a route sets none (pilot/pkg/networking/core/route/retry/retry.go, DefaultPolicy). */
-export const ISTIO_DEFAULT_RETRY_ON = 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes,503';
-export const ISTIO_DEFAULT_ATTEMPTS = 2;
 
 function dur(value: string): string | number {
   const read = readGoDuration(value);
@@ -124,12 +127,12 @@ export function blocksFromPolicy(
   if (tp?.retryBudget !== undefined) {
     out.budget = {
       kind: 'percent',
-      percent: tp.retryBudget.percent ?? 20,
-      minConcurrency: tp.retryBudget.minRetryConcurrency ?? 3,
+      percent: tp.retryBudget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
+      minConcurrency: tp.retryBudget.minRetryConcurrency ?? ISTIO_MIN_RETRY_CONCURRENCY,
     };
   }
   const od = tp?.outlierDetection;
-  let panic = 50;
+  let panic = ISTIO_PANIC_THRESHOLD;
   if (od !== undefined) {
     // Istio turns success-rate ejection off and sets enforcement from the counts it is given.
     const config: Record<string, unknown> = { enforcingSuccessRate: 0 };

@@ -2,10 +2,11 @@
 
 import { DEFAULT_OUTLIER_DETECTION, validateOutlierDetectionConfig } from '../policy/outlier-config.js';
 import { writeGoDuration } from './durations.js';
-import { UINT32_MAX } from './envoy-policy.js';
+import { ENVOY_BACKOFF_MAX_FACTOR, UINT32_MAX } from './envoy-defaults.js';
 import { fqdn, IDEMPOTENT_METHODS_REGEX } from './envoy-write.js';
 import type { MeshWarning } from './errors.js';
 import type { ExportEdge, ExportService } from './export-policy.js';
+import { ISTIO_PANIC_THRESHOLD } from './istio-defaults.js';
 import type { IstioDocument, IstioHttpRoute, IstioTrafficPolicy } from './istio-schema.js';
 import { writeMeshRetryOn } from './retry-on.js';
 
@@ -62,12 +63,12 @@ function httpRoutes(edge: ExportEdge, namespace: string, warnings: MeshWarning[]
     if (edge.timeoutMs !== null) route.timeout = writeGoDuration(edge.timeoutMs);
     return route;
   };
-  if (edge.attempts > 1 && edge.backoff.maxMs !== 10 * edge.backoff.baseMs) {
+  if (edge.attempts > 1 && edge.backoff.maxMs !== ENVOY_BACKOFF_MAX_FACTOR * edge.backoff.baseMs) {
     warnings.push({
       kind: 'changed',
       where: edge.where,
       field: 'backoff',
-      message: `Istio sets only the base back-off; Envoy's max is then 10 × base (${10 * edge.backoff.baseMs} ms), not ${edge.backoff.maxMs} ms`,
+      message: `Istio sets only the base back-off; Envoy's max is then ${ENVOY_BACKOFF_MAX_FACTOR} × base (${ENVOY_BACKOFF_MAX_FACTOR * edge.backoff.baseMs} ms), not ${edge.backoff.maxMs} ms`,
     });
   }
   if (edge.retryAfterMaxMs !== null && edge.attempts > 1) {
@@ -154,7 +155,7 @@ function trafficPolicy(edge: ExportEdge, warnings: MeshWarning[]): TrafficPolicy
   }
   tp.loadBalancer = { simple: edge.balancer.kind === 'p2c' ? 'LEAST_REQUEST' : 'ROUND_ROBIN' };
   if (edge.outlier !== null) tp.outlierDetection = outlierDetection(edge, warnings);
-  else if (edge.balancer.panicThreshold !== 50) {
+  else if (edge.balancer.panicThreshold !== ISTIO_PANIC_THRESHOLD) {
     warnings.push({
       kind: 'dropped',
       where: edge.where,

@@ -40,10 +40,8 @@ export function fromScenario(view: ScenarioView, variant: ScenarioVariantView): 
       from: e.from,
       to: e.to,
       retry: e.retry,
-      ...(e.limits !== undefined && e.limits !== false ? { limits: e.limits } : {}),
-      ...(e.outlierDetection !== undefined && e.outlierDetection !== false
-        ? { outlierDetection: e.outlierDetection }
-        : {}),
+      ...(e.limits !== undefined ? { limits: e.limits } : {}),
+      ...(e.outlierDetection !== undefined ? { outlierDetection: e.outlierDetection } : {}),
       seawall: e.seawall,
       oneLayer: e.oneLayer,
       ownership: e.ownership,

@@ -1,8 +1,13 @@
 // `seawall lint`: worst-case amplification along every call path and the retry settings that cause storms.
 
-import type { BudgetConfig } from '../policy/budget.js';
+import { type BudgetConfig, DEFAULT_BUDGET_PERCENT } from '../policy/budget.js';
+import { REPLAY_SAFE_5XX } from '../policy/classify.js';
 import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
+import { DEFAULT_RETRY_RATIO } from '../policy/ratio-budget.js';
+import { retriesAtOneLayer } from '../policy/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
+import { ENVOY_MAX_EJECTION_PERCENT, UINT32_MAX } from './envoy-defaults.js';
 import { MeshError } from './errors.js';
 import type { LintEdge, LintModel } from './lint-model.js';
 
@@ -31,7 +36,6 @@ export interface LintReport {
 export const AMPLIFICATION_ERROR = 3;
 /** Above this, a warning. */
 export const AMPLIFICATION_WARNING = 2;
-const UINT32_MAX = 4_294_967_295;
 const MAX_PATH_STEPS = 200_000;
 
 interface Resolved {
@@ -47,8 +51,8 @@ interface Resolved {
 export function budgetShare(budget: BudgetConfig | null, limits: unknown): number | null {
   if (budget !== null && budget.kind !== 'none') {
     if (budget.kind === 'token-bucket') return budget.tokenRatio;
-    if (budget.kind === 'percent') return (budget.percent ?? 20) / 100;
-    return budget.ratio ?? 0.2;
+    if (budget.kind === 'percent') return (budget.percent ?? DEFAULT_BUDGET_PERCENT) / 100;
+    return budget.ratio ?? DEFAULT_RETRY_RATIO;
   }
   const resolved = limits === undefined ? undefined : validateConcurrencyBreakerConfig(limits, '', []);
   return resolved?.retryBudget ? resolved.retryBudget.percent / 100 : null;
@@ -58,11 +62,10 @@ function resolveEdge(edge: LintEdge): Resolved {
   if (edge.retry === null) return { edge, config: null, attempts: 1, budget: null };
   const config = validateRetryConfig(edge.retry).config ?? null;
   if (config === null) throw new MeshError([`${edge.path}: not a valid retry policy`]);
-  const retriesSomething = config.retryOn.conditions.length > 0;
   return {
     edge,
     config,
-    attempts: retriesSomething ? config.maxAttempts : 1,
+    attempts: effectiveAttempts(config),
     budget: budgetShare(config.budget, edge.limits),
   };
 }
@@ -70,8 +73,8 @@ function resolveEdge(edge: LintEdge): Resolved {
 /** Attempts per call on this edge, given whether the caller is handling a request from another Seawall hop. */
 function factor(r: Resolved, fromSeawallHop: boolean): number {
   const e = r.edge;
-  // The one-layer rule (docs/hops.md, resolve.ts): a Seawall call inside a request from a Seawall hop tries once.
-  if (e.seawall && e.oneLayer && !e.ownership && fromSeawallHop) return 1;
+  // The one-layer rule (docs/hops.md): a Seawall call inside a request from a Seawall hop tries once.
+  if (e.seawall && retriesAtOneLayer(fromSeawallHop, e.oneLayer, e.ownership)) return 1;
   if (r.attempts <= 1) return 1;
   return r.budget === null ? r.attempts : Math.min(r.attempts, 1 + r.budget);
 }
@@ -160,7 +163,7 @@ export function lintModel(model: LintModel): LintReport {
       // An edge whose every request is under the one-layer rule never retries: nothing below applies.
       if (!edgeRetries(e, model, seawall)) continue;
       const tries = c.maxAttempts;
-      const deadlineMs = c.patienceMs === null ? null : c.patienceMs - c.marginMs;
+      const deadlineMs = callDeadlineMs(c);
       if (!Number.isFinite(c.perTryTimeoutMs)) {
         add(
           'warning',
@@ -192,7 +195,7 @@ export function lintModel(model: LintModel): LintReport {
           'non-idempotent',
           e.path,
           'retries non-idempotent requests (POST, PATCH) on 5xx, resets or timeouts: the server may have done the work, a retry does it twice (double payment)',
-          'retry writes only on connect-failure, refused-stream/reset-before-request, 429, 502, 503 (Seawall does this by itself), or send an idempotency key; drop retryNonIdempotent',
+          `retry writes only on connect-failure, refused-stream/reset-before-request, 429, ${REPLAY_SAFE_5XX.join(', ')} (Seawall does this by itself), or send an idempotency key; drop retryNonIdempotent`,
         );
       } else if (e.unsafeReplay === 'all-methods') {
         add(
@@ -224,7 +227,7 @@ export function lintModel(model: LintModel): LintReport {
         'warning',
         'ejection-limit',
         e.path,
-        "outlier detection without maxEjectionPercent: Envoy's default 10 % ejects nothing in a pool under 10 hosts, and the limit is the only guard against a shared-DB outage ejecting everyone",
+        `outlier detection without maxEjectionPercent: Envoy's default ${ENVOY_MAX_EJECTION_PERCENT} % ejects nothing in a pool under ${100 / ENVOY_MAX_EJECTION_PERCENT} hosts, and the limit is the only guard against a shared-DB outage ejecting everyone`,
         'set maxEjectionPercent (Envoy max_ejection_percent, Istio maxEjectionPercent) explicitly, at most 50',
       );
     } else if (typeof percent === 'number' && percent > 50) {
@@ -260,7 +263,7 @@ export function lintModel(model: LintModel): LintReport {
 
 /** Does some request make this edge retry (is it ever called outside the one-layer rule)? */
 function edgeRetries(e: LintEdge, model: LintModel, seawall: Map<string, boolean>): boolean {
-  if (!(e.seawall && e.oneLayer && !e.ownership)) return true;
+  if (!(e.seawall && retriesAtOneLayer(true, e.oneLayer, e.ownership))) return true;
   if (model.entries.includes(e.from)) return true;
   const inbound = model.edges.filter((x) => x.to === e.from);
   return inbound.some((x) => !(x.seawall && (seawall.get(e.from) ?? true)));

@@ -1,7 +1,8 @@
 // Retry conditions: Envoy's retry_on / Istio's retryOn tokens <-> Seawall's retryOn (src/policy/classify.ts), both ways.
 
-import { compileRetryOn, type RetryCondition, type RetryOnSet } from '../policy/classify.js';
+import { compileRetryOn, isReplaySafeStatus, type RetryCondition, type RetryOnSet } from '../policy/classify.js';
 import type { ConfigIssue } from '../policy/config-error.js';
+import { ENVOY_GATEWAY_ERROR_STATUSES } from './envoy-defaults.js';
 import type { MeshWarning } from './errors.js';
 
 /**
@@ -236,7 +237,7 @@ export function writeMeshRetryOn(
     const token = all5xx ? '5xx' : 'gateway-error';
     tokens.push(token);
     const added: string[] = [];
-    const covered = all5xx ? range(500, 599) : [502, 503, 504];
+    const covered = all5xx ? range(500, 599) : ENVOY_GATEWAY_ERROR_STATUSES;
     const missing = covered.filter((s) => !statuses.has(s));
     if (missing.length > 0) added.push(`statuses ${missing.join(', ')}`);
     if (!reset) added.push('resets');
@@ -284,13 +285,13 @@ function summarize(codes: readonly number[]): string {
  */
 export function hasUnsafeConditions(set: RetryOnSet): boolean {
   if (set.timeout || set.reset) return true;
-  for (const s of set.statuses) if (s >= 500 && s !== 502 && s !== 503 && s !== 504) return true;
+  for (const s of set.statuses) if (!isReplaySafeStatus(s)) return true;
   return false;
 }
 
 /** The conditions a non-idempotent request may still be retried on (what Seawall's classify.ts allows). */
 export function safeConditions(set: RetryOnSet): RetryCondition[] {
-  const statuses = [...set.statuses].filter((s) => s < 500 || s === 502 || s === 503 || s === 504);
+  const statuses = [...set.statuses].filter(isReplaySafeStatus);
   const out: RetryCondition[] = [];
   if (set.connectFailure) out.push('connect-failure');
   if (set.resetBeforeRequest) out.push('reset-before-request');

@@ -42,7 +42,7 @@ describe('readScenarioView', () => {
       'name: bad\nextends: member-api-outliers\nvariants:\n  x:\n    calls:\n      coupon-api -> member-api: { loadBalancer: random }\n',
     );
     expect(() => readScenarioView(file)).toThrow(
-      /variants\.x: calls\.coupon-api -> member-api\.loadBalancer\.kind: must be one of round-robin, p2c/,
+      /variants\.x\.calls\.coupon-api -> member-api\.loadBalancer\.kind: must be one of round-robin, p2c/,
     );
   });
 });

@@ -169,6 +169,14 @@ export interface Classification {
   readonly budget: BudgetEffect;
 }
 
+/** The 5xx a server answers without having acted on the request (semantics.md §7): any request may replay them. */
+export const REPLAY_SAFE_5XX: readonly number[] = Object.freeze([502, 503, 504]);
+
+/** May a request that is not replay-safe be retried on this status? Below 500 yes; of the 5xx, REPLAY_SAFE_5XX. */
+export function isReplaySafeStatus(status: number): boolean {
+  return status < 500 || REPLAY_SAFE_5XX.includes(status);
+}
+
 /** The request traits classification needs, resolved once per call. */
 export interface SafetyTraits {
   /** Idempotent by method or by declaration, or the request carries an idempotency key, or unsafe retries are allowed. */
@@ -200,7 +208,7 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
       const status = outcome.status;
       if (status < 400) return SUCCESS;
       if (!retryOn.statuses.has(status)) return status < 500 && status !== 429 ? HEALTHY_REFUSAL : NOT_MATCHED;
-      if (status >= 500 && status !== 502 && status !== 503 && status !== 504 && !safety.replaySafe) return UNSAFE;
+      if (!isReplaySafeStatus(status) && !safety.replaySafe) return UNSAFE;
       return RETRYABLE;
     }
     case 'timeout':

@@ -8,6 +8,7 @@ import { attemptHeaders, deadlinePassed, type InboundHop, sentDeadlineMs } from 
 import { type Claim, ownershipDecision, type RelayedClaim } from './ownership.js';
 import type { RetryPolicy } from './retry.js';
 import { parseGrpcPushback, serverWait } from './retry-after.js';
+import { callDeadlineMs } from './retry-facts.js';
 import { checkTraits } from './traits.js';
 import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
@@ -88,7 +89,7 @@ export class RetryCall {
     const config = policy.config;
     this.startedMs = nowMs;
     // A deadline only ever shrinks down a chain: the earliest of the call's own, the inherited one and the policy's.
-    let deadlineMs = config.patienceMs === null ? null : nowMs + config.patienceMs - config.marginMs;
+    let deadlineMs = callDeadlineMs(config, nowMs);
     const own = traits.deadlineMs;
     const inherited = traits.inheritedDeadlineMs;
     if (own !== undefined && own !== null) deadlineMs = deadlineMs === null ? own : Math.min(deadlineMs, own);

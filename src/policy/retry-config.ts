@@ -6,6 +6,7 @@ import { compileRetryOn, DEFAULT_RETRY_ON, type RetryCondition, type RetryOnSet 
 import { ConfigError, type ConfigIssue, joinPath, unknownKey } from './config-error.js';
 import { collectDuration, type Duration } from './duration.js';
 import { DEFAULT_MAX_RETRY_AFTER_MS } from './retry-after.js';
+import { callDeadlineMs } from './retry-facts.js';
 
 /** RetryPolicy's config. The same keys are used in TypeScript and in scenario YAML. */
 export interface RetryPolicyConfig {
@@ -190,7 +191,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
   // Each attempt gets min(perTryTimeout, time left), so perTryTimeout × maxAttempts above the deadline is by design
   // (the incident's fix: 3 × 800 ms in 1.9 s). The setting to warn about: a first attempt that times out leaves less
   // than one whole perTryTimeout, so the retry a timeout asks for is cut short or never sent.
-  const callMs = patienceMs === null ? null : patienceMs - marginMs;
+  const callMs = callDeadlineMs({ patienceMs, marginMs });
   if (callMs !== null && maxAttempts >= 2 && Number.isFinite(perTryTimeoutMs) && perTryTimeoutMs * 2 > callMs) {
     warnings.push({
       path: joinPath(path, 'perTryTimeout'),

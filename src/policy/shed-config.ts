@@ -29,16 +29,20 @@ export interface ResolvedLoadShedderConfig {
   readonly lifoAfterMs: number;
 }
 
-const DEFAULT_RETRY_AFTER_MS = 1000;
+/** The Retry-After a shed 503 carries when the config names none. */
+export const DEFAULT_RETRY_AFTER_MS = 1000;
 const DEFAULT_LIFO_AFTER_MS = 100;
-const KNOWN_KEYS: ReadonlySet<string> = new Set([
+/** The config's keys: every reader (the HTTP middleware's options, the scenario format) takes its list from here. */
+export const SHED_CONFIG_KEYS = Object.freeze([
   'workers',
   'queueLimit',
   'retryAfter',
   'dropExpired',
   'discipline',
   'lifoAfter',
-]);
+] as const);
+export type ShedConfigKey = (typeof SHED_CONFIG_KEYS)[number];
+const KNOWN_KEYS: ReadonlySet<string> = new Set(SHED_CONFIG_KEYS);
 
 /** Checks a load-shedder config, pushing one issue per problem (paths under `path`); undefined if any. */
 export function validateLoadShedderConfig(

@@ -708,7 +708,7 @@ describe('the export never writes a 0s Envoy refuses (found by this file)', () =
     const file = join(dir, 'zero.yaml');
     writeFileSync(
       file,
-      `name: zero\nextends: checkout-incident\nvariants:\n  zero:\n    services: { checkout-bff: { seawall: false }, coupon-api: { seawall: false }, member-api: { seawall: false } }\n    calls:\n      checkout-bff -> coupon-api:\n        maxAttempts: 3\n        perTryTimeout: 0.0000001ms\n        backoff: { kind: envoy, base: 0.0000001ms, max: 0.0000002ms }\n        honorRetryAfter: true\n        maxRetryAfter: 0ms\n        retryOn: [5xx, timeout]\n        outlierDetection: { interval: 0.0000001ms, baseEjectionTime: 0.0000001ms, maxEjectionTime: 0.0000001ms }\n      coupon-api -> member-api: { maxAttempts: 1 }\n`,
+      `name: zero\nextends: checkout-incident\nvariants:\n  zero:\n    services: { checkout-bff: { seawall: false }, coupon-api: { seawall: false }, member-api: { seawall: false } }\n    calls:\n      checkout-bff -> coupon-api:\n        maxAttempts: 3\n        perTryTimeout: 0.0000001ms\n        backoff: { kind: envoy, base: 0.0000001ms, max: 0.0000002ms }\n        honorRetryAfter: true\n        maxRetryAfter: 0ms\n        retryOn: [5xx, timeout]\n        outlierDetection: { baseEjectionTime: 0.0000001ms, maxEjectionTime: 0.0000001ms }\n      coupon-api -> member-api: { maxAttempts: 1 }\n`,
     );
     const { documents, errors } = await exportedEnvoy(file, 'zero.yaml');
     expect(errors).toEqual([]);
@@ -721,6 +721,18 @@ describe('the export never writes a 0s Envoy refuses (found by this file)', () =
     expect(bff).not.toMatch(/(interval|per_try_timeout|ejection_time): 0s$/m);
     expect(result.warnings).toContainEqual(
       expect.objectContaining({ kind: 'changed', where: 'checkout-bff -> coupon-api', field: 'maxRetryAfter' }),
+    );
+  });
+
+  it('refuses, as simulate does, a sub-nanosecond outlier interval (billions of sweeps over the run)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'seawall-protos-'));
+    const file = join(dir, 'sweeps.yaml');
+    writeFileSync(
+      file,
+      `name: sweeps\nextends: checkout-incident\nvariants:\n  x:\n    calls:\n      checkout-bff -> coupon-api: { outlierDetection: { interval: 0.0000001ms } }\n`,
+    );
+    await expect(exportScenario(file, { variant: 'x', format: 'envoy' })).rejects.toThrow(
+      /outlierDetection\.interval: .*sweeps/,
     );
   });
 });

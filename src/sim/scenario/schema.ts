@@ -2,6 +2,7 @@
 
 import { z } from 'zod';
 import { tryParseDuration } from '../../policy/duration.js';
+import { SHED_CONFIG_KEYS, type ShedConfigKey } from '../../policy/shed-config.js';
 
 /** A message function for schema-level errors: a missing key always reads "is required". */
 function say(message: string): (issue: { input?: unknown }) => string {
@@ -101,6 +102,16 @@ const instanceCount = z
   .min(1, { error: `must be an integer from 1 to ${MAX_INSTANCES}` })
   .max(MAX_INSTANCES, { error: `must be an integer from 1 to ${MAX_INSTANCES}` });
 
+/** Service keys that are LoadShedder config besides `workers` (the policy's list, shed-config.ts). */
+export const SHED_KEYS = SHED_CONFIG_KEYS.filter((k) => k !== 'workers') as readonly Exclude<
+  ShedConfigKey,
+  'workers'
+>[];
+const shedKeys = Object.fromEntries(SHED_KEYS.map((k) => [k, z.unknown().optional()])) as Record<
+  (typeof SHED_KEYS)[number],
+  z.ZodOptional<z.ZodUnknown>
+>;
+
 /** Keys of a service; the LoadShedder keys are checked by the policy's own validator. */
 export const serviceSchema = z.strictObject({
   instances: instanceCount.optional(),
@@ -111,15 +122,8 @@ export const serviceSchema = z.strictObject({
   parallel: z.boolean({ error: say('must be true or false') }).optional(),
   /** false: the service does not run Seawall (ignores hop headers, sends no claims); default true. */
   seawall: z.boolean({ error: say('must be true or false') }).optional(),
-  queueLimit: z.unknown().optional(),
-  retryAfter: z.unknown().optional(),
-  dropExpired: z.unknown().optional(),
-  discipline: z.unknown().optional(),
-  lifoAfter: z.unknown().optional(),
+  ...shedKeys,
 });
-
-/** Service keys that are LoadShedder config. */
-export const SHED_KEYS = ['queueLimit', 'retryAfter', 'dropExpired', 'discipline', 'lifoAfter'] as const;
 
 const trafficSchema = z.strictObject({
   to: z.string({ error: say('must be a service name') }),
