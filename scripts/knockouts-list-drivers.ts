@@ -5,7 +5,8 @@ import type { Knockout } from './knockouts-list.js';
 const UPSTREAM = 'src/http/upstream.ts';
 const HTTP_BREAKERS = ['test/http/upstream-breakers.test.ts'];
 const HTTP_BALANCER = ['test/http/upstream-balancer.test.ts'];
-const GUARDS = 'src/sim/model/guards.ts';
+/** The one guard pipeline both drivers run (the HTTP and simulator knock-outs remove the same line). */
+const PIPELINE = 'src/policy/upstream/pipeline.ts';
 
 export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
@@ -59,17 +60,17 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-breaker-asked',
     mechanism: 'the simulator asks the circuit breaker before every attempt',
-    file: GUARDS,
-    find: 'const verdict = breaker.tryAcquire(nowMs);\n    if (!verdict.allowed) return null;',
+    file: PIPELINE,
+    find: 'const verdict = breaker.tryAcquire(nowMs);\n      if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);',
     replace: 'const verdict = breaker.tryAcquire(nowMs);',
     tests: ['src/sim/model/guards.test.ts'],
   },
   {
     id: 'sim-outlier-reported',
     mechanism: "the simulator reports each attempt's result to the outlier detector",
-    file: GUARDS,
-    find: 'if (detector !== null) {\n    detector.onResult(',
-    replace: 'if (false) {\n    detector.onResult(',
+    file: PIPELINE,
+    find: 'if (outlier !== null) {\n        const u = this.resultDraws',
+    replace: 'if (false) {\n        const u = this.resultDraws',
     tests: ['src/sim/model/outliers.test.ts'],
   },
   {
