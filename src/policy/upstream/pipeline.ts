@@ -105,12 +105,14 @@ export class GuardPipeline {
     let index = -1;
     if (balancer !== null) {
       // No choice (one endpoint nothing can eject): the pick is 0 and reads no time (a boxed double per attempt).
+      // The endpoint of the call's last attempt (-1 before the first): the balancer sends a retry elsewhere if it can.
+      const previous = hold.endpoint;
       const draws = this.pickDraws;
       index = !this.choice
         ? balancer.pickOnly()
         : draws === null
-          ? balancer.pick(nowMs, hold.endpoint, 0, 0)
-          : balancer.pick(nowMs, hold.endpoint, draws.next(), draws.next());
+          ? balancer.pick(nowMs, previous, 0, 0)
+          : balancer.pick(nowMs, previous, draws.next(), draws.next());
       if (index === NO_ENDPOINT) return this.refuseHeld(hold, 'no-healthy-endpoint');
     }
     const limits = this.limits;
