@@ -12,8 +12,8 @@ import type { ConcurrencyStats } from '../../src/policy/concurrency.js';
 import type { OutlierStats } from '../../src/policy/outlier.js';
 import { RetryPolicy } from '../../src/policy/retry.js';
 import type { UpstreamRefusal } from '../../src/policy/upstream/hold.js';
-import { parseScenario } from '../../src/sim/scenario/load.js';
 import { World } from '../../src/sim/model/world.js';
+import { parseScenario } from '../../src/sim/scenario/load.js';
 import { serversClosedAfterEach } from '../http/upstream-helpers.js';
 
 const start = serversClosedAfterEach();
@@ -100,7 +100,12 @@ faults:
 `;
   const model = parseScenario(yaml, 'guards-parity.yaml').variants[0]?.model;
   if (model === undefined) throw new Error('no model');
-  const world = new World({ model, durationMs: 60_000, windows: [{ name: 'all', startMs: 0, endMs: 60_000 }], seed: 1 });
+  const world = new World({
+    model,
+    durationMs: 60_000,
+    windows: [{ name: 'all', startMs: 0, endMs: 60_000 }],
+    seed: 1,
+  });
   const e = world.services[0]?.instances[0]?.edges[0];
   if (e === undefined) throw new Error('no edge');
   const g = e.guards;
