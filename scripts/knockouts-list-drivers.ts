@@ -60,8 +60,8 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'sim-breaker-asked',
     mechanism: 'the simulator asks the circuit breaker before every attempt',
     file: PIPELINE,
-    find: 'const verdict = breaker.tryAcquire(nowMs);\n      if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);',
-    replace: 'const verdict = breaker.tryAcquire(nowMs);',
+    find: 'const verdict = breaker.tryAcquire(time.nowMs);\n      if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);',
+    replace: 'const verdict = breaker.tryAcquire(time.nowMs);',
     tests: ['src/sim/model/guards.test.ts'],
   },
   {

@@ -9,7 +9,7 @@ import { createRandom, type Random } from '../policy/random.js';
 import { MAX_TRACKED_UPSTREAMS, type RetryCall } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
 import type { GuardHold, UpstreamRefusal } from '../policy/upstream/hold.js';
-import { GuardPipeline } from '../policy/upstream/pipeline.js';
+import { GuardPipeline, type GuardTime } from '../policy/upstream/pipeline.js';
 import { monotonicNowMs } from './clock.js';
 import {
   endpointOrigins,
@@ -54,6 +54,8 @@ export class UpstreamScope {
   readonly outlier: OutlierDetector | null;
   /** The order the guards admit an attempt in and what follows its outcome (policy/upstream/pipeline.ts). */
   readonly pipeline: GuardPipeline;
+  /** The monotonic time handed to the pipeline, set by each CallAdmission call just before it (all synchronous). */
+  readonly time = { nowMs: 0 };
 
   constructor(
     readonly name: string,
@@ -275,7 +277,7 @@ export class CallAdmission implements GuardHold {
   admit(nowMs: number, attempt: number, pending: boolean): boolean {
     const pipeline = this.scope.pipeline;
     pipeline.wake(nowMs);
-    return pipeline.admit(this, nowMs, attempt, pending);
+    return pipeline.admit(this, this.at(nowMs), attempt, pending);
   }
 
   /** The attempt's request got a connection (GuardPipeline.promote). False: refused at max-requests. */
@@ -285,12 +287,12 @@ export class CallAdmission implements GuardHold {
 
   /** What follows the attempt's outcome (GuardPipeline.afterOutcome): a wait, RETRY_STOPPED or RETRY_REFUSED. */
   afterOutcome(retry: RetryCall, outcome: Outcome, nowMs: number, retryNowMs: number): number {
-    return this.scope.pipeline.afterOutcome(this, retry, outcome, nowMs, retryNowMs);
+    return this.scope.pipeline.afterOutcome(this, retry, outcome, this.at(nowMs), retryNowMs);
   }
 
   /** The attempt ended with `outcome` (GuardPipeline.attemptEnded). */
   attemptEnded(outcome: Outcome, nowMs: number): void {
-    this.scope.pipeline.attemptEnded(this, outcome, nowMs);
+    this.scope.pipeline.attemptEnded(this, outcome, this.at(nowMs));
   }
 
   /** A retry was decided: its max_retries slot (GuardPipeline.takeRetry). False: refused. */
@@ -300,6 +302,12 @@ export class CallAdmission implements GuardHold {
 
   /** The call is over: an attempt still in flight ends as aborted, a retry slot is freed. Safe to call more than once. */
   callEnded(nowMs: number): void {
-    this.scope.pipeline.callEnded(this, nowMs);
+    this.scope.pipeline.callEnded(this, this.at(nowMs));
+  }
+
+  private at(nowMs: number): GuardTime {
+    const time = this.scope.time;
+    time.nowMs = nowMs;
+    return time;
   }
 }

@@ -34,6 +34,15 @@ export interface GuardParts {
   readonly outlierDraws: Random | null;
 }
 
+/**
+ * The time, as a field of an object the driver owns and sets (the simulator's engine; a scope's slot in the HTTP
+ * client): a double passed to a call that is not inlined is boxed, and the pipeline runs on every attempt. It is read
+ * only where a guard needs it, so an edge with none of them reads no time at all.
+ */
+export interface GuardTime {
+  readonly nowMs: number;
+}
+
 /** The client takes no 'connection' permits (a driver's pool owns connections), so max-connections cannot come back. */
 function overflow(reason: OverflowReason): UpstreamRefusal {
   return reason as Exclude<OverflowReason, 'max-connections'>;
@@ -51,7 +60,7 @@ function overflow(reason: OverflowReason): UpstreamRefusal {
  * After an outcome (afterOutcome): the attempt's end is reported (breaker by breakerReportOf, limits' slots released,
  * balancer's in-flight count, outlier detector), then the retry policy decides, then a granted retry takes a limits'
  * 'retry' slot (max_retries) or is refused. A refused attempt holds nothing; every permit ends in one report.
- * Time: `now` is always given; nextWakeAt(now) says when wake(now) next has something to do (the detector's sweep,
+ * Time: `now` is always given (GuardTime); nextWakeAt(now) says when wake(now) next has something to do (the detector's sweep,
  * the end of the breaker's break), as quinn's poll_timeout does. A driver without timers may call wake() lazily.
  */
 export class GuardPipeline {
@@ -94,10 +103,10 @@ export class GuardPipeline {
    * slot is 'pending' until the driver says the request got a connection (promote), else 'request'. True: admitted,
    * `hold.endpoint` is its endpoint. False: refused (`hold.refusal` says why); it holds nothing.
    */
-  admit(hold: GuardHold, nowMs: number, attempt: number, pending: boolean): boolean {
+  admit(hold: GuardHold, time: GuardTime, attempt: number, pending: boolean): boolean {
     const breaker = this.breaker;
     if (breaker !== null) {
-      const verdict = breaker.tryAcquire(nowMs);
+      const verdict = breaker.tryAcquire(time.nowMs);
       if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);
       hold.breakerPermit = verdict;
     }
@@ -111,8 +120,8 @@ export class GuardPipeline {
       index = !this.choice
         ? balancer.pickOnly()
         : draws === null
-          ? balancer.pick(nowMs, previous, 0, 0)
-          : balancer.pick(nowMs, previous, draws.next(), draws.next());
+          ? balancer.pick(time.nowMs, previous, 0, 0)
+          : balancer.pick(time.nowMs, previous, draws.next(), draws.next());
       if (index === NO_ENDPOINT) return this.refuseHeld(hold, 'no-healthy-endpoint');
     }
     const limits = this.limits;
@@ -155,10 +164,10 @@ export class GuardPipeline {
    * What follows the outcome of the call's attempt (or of a refused one, `shed-locally`): the attempt's end is
    * reported, `retry` decides, and a granted retry takes its max_retries slot. Returns the wait before the retry
    * (ms, >= 0), RETRY_STOPPED, or RETRY_REFUSED (the call ended as RetryCall.refuseRetry says). `retryNowMs` is the
-   * retry policy's clock, `nowMs` the guards' (the HTTP client runs its guards on a monotonic clock).
+   * retry policy's time, `time` the guards' (the HTTP client runs its guards on a monotonic clock).
    */
-  afterOutcome(hold: GuardHold, retry: RetryCall, outcome: Outcome, nowMs: number, retryNowMs: number): number {
-    this.attemptEnded(hold, outcome, nowMs);
+  afterOutcome(hold: GuardHold, retry: RetryCall, outcome: Outcome, time: GuardTime, retryNowMs: number): number {
+    this.attemptEnded(hold, outcome, time);
     const waitMs = retry.onOutcomeMs(outcome, retryNowMs);
     if (waitMs < 0) return RETRY_STOPPED;
     if (!this.takeRetry(hold)) {
@@ -169,14 +178,14 @@ export class GuardPipeline {
   }
 
   /** The attempt ended with `outcome`: each guard holding a part of it hears of it once; its slots are freed. */
-  attemptEnded(hold: GuardHold, outcome: Outcome, nowMs: number): void {
+  attemptEnded(hold: GuardHold, outcome: Outcome, time: GuardTime): void {
     if (hold.started) {
       hold.started = false;
       (this.balancer as Balancer).ended(hold.endpoint);
       const outlier = this.outlier;
       if (outlier !== null) {
         const u = this.resultDraws ? (this.outlierDraws as Random).next() : undefined;
-        outlier.onResult((this.balancer as Balancer).endpoints[hold.endpoint] as string, outcome, nowMs, u);
+        outlier.onResult((this.balancer as Balancer).endpoints[hold.endpoint] as string, outcome, time.nowMs, u);
       }
     }
     if (!this.guarded) return;
@@ -185,8 +194,8 @@ export class GuardPipeline {
       hold.breakerPermit = null;
       const breaker = this.breaker as CircuitBreaker;
       const report = breakerReportOf(outcome);
-      if (report === 'success') breaker.onSuccess(permit, nowMs);
-      else if (report === 'failure') breaker.onFailure(permit, nowMs);
+      if (report === 'success') breaker.onSuccess(permit, time.nowMs);
+      else if (report === 'failure') breaker.onFailure(permit, time.nowMs);
       else breaker.onCancel(permit);
     }
     const slot = hold.slot;
@@ -208,8 +217,8 @@ export class GuardPipeline {
   }
 
   /** The call is over: an attempt still out ends as aborted, a held retry slot is freed. Safe to call more than once. */
-  callEnded(hold: GuardHold, nowMs: number): void {
-    if (hold.started || hold.breakerPermit !== null || hold.slot !== null) this.attemptEnded(hold, ABORTED, nowMs);
+  callEnded(hold: GuardHold, time: GuardTime): void {
+    if (hold.started || hold.breakerPermit !== null || hold.slot !== null) this.attemptEnded(hold, ABORTED, time);
     else this.releaseRetry(hold);
   }
 

@@ -91,14 +91,13 @@ export function onTryTimeout(world: CallerHost, attempt: Request): void {
 /** What follows the attempt's outcome is the guard pipeline's one step (policy/upstream/pipeline.ts afterOutcome). */
 function decide(world: CallerHost, call: Call, outcome: Outcome): void {
   const pipeline = call.edge.guards.pipeline;
-  const nowMs = world.engine.nowMs;
   if (call.done) {
-    pipeline.attemptEnded(call, outcome, nowMs);
+    pipeline.attemptEnded(call, outcome, world.engine);
     return;
   }
   // The wait before the retry, or RETRY_STOPPED / RETRY_REFUSED (over max_retries: the call ends on what its last
-  // attempt said, as Envoy does); either way stopReason says why.
-  const waitMs = pipeline.afterOutcome(call, call.retry, outcome, nowMs, nowMs);
+  // attempt said, as Envoy does); either way stopReason says why. The guards read the time from the engine.
+  const waitMs = pipeline.afterOutcome(call, call.retry, outcome, world.engine, world.engine.nowMs);
   if (waitMs < 0) {
     callEnded(world, call, call.retry.stopReason as StopReason);
     return;
@@ -152,7 +151,7 @@ export function onRetry(world: CallerHost, call: Call): void {
 function callEnded(world: CallerHost, call: Call, reason: StopReason): void {
   call.done = true;
   // A retry decided but never made (its deadline passed during the backoff) frees its max_retries slot.
-  call.edge.guards.pipeline.callEnded(call, world.engine.nowMs);
+  call.edge.guards.pipeline.callEnded(call, world.engine);
   const parent = call.parent;
   if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
   if (reason !== 'succeeded' && !call.edge.optional) {

@@ -41,7 +41,7 @@ export function abortCalls(host: CancelHost, parent: Request): void {
     call.retry.abort(host.engine.nowMs);
     // The guard pipeline ends what the call holds: its attempt still out (as aborted), or the retry it held through
     // its backoff (never made).
-    call.edge.guards.pipeline.callEnded(call, host.engine.nowMs);
+    call.edge.guards.pipeline.callEnded(call, host.engine);
     const attempt = call.attempt;
     call.attempt = null;
     if (attempt !== null && attempt.reply === WAITING) {

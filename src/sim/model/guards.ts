@@ -71,12 +71,11 @@ export function buildGuards(
  * refused it (it then holds nothing). What is counted here is the simulator's own: attempts by host and window.
  */
 export function admitAttempt(call: Call, clock: Clock, metrics: Metrics): Instance | null {
-  const nowMs = clock.nowMs;
   const g = call.edge.guards;
-  if (!g.pipeline.admit(call, nowMs, call.retry.attempts, false)) return null;
+  if (!g.pipeline.admit(call, clock, call.retry.attempts, false)) return null;
   const target = g.targets[call.endpoint] as Instance;
   const byHost = g.sentByHostWindow;
-  if (byHost !== null) countByWindow(byHost, target.index, g.targets.length, metrics.windowMaskAt(nowMs));
+  if (byHost !== null) countByWindow(byHost, target.index, g.targets.length, metrics.windowMaskAt(clock.nowMs));
   return target;
 }
 
