@@ -2,42 +2,42 @@
 
 import type { Knockout } from './knockouts-list.js';
 
-const UPSTREAM = 'src/http/upstream.ts';
 const HTTP_BREAKERS = ['test/http/upstream-breakers.test.ts'];
 const HTTP_BALANCER = ['test/http/upstream-balancer.test.ts'];
-const GUARDS = 'src/sim/model/guards.ts';
+/** The one guard pipeline both drivers run (the HTTP and simulator knock-outs remove the same line). */
+const PIPELINE = 'src/policy/upstream/pipeline.ts';
 
 export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-breaker-asked',
     mechanism: 'the HTTP client asks the circuit breaker before every attempt',
-    file: UPSTREAM,
-    find: 'const breaker = scope.breaker;\n    if (breaker !== null) {',
-    replace: 'const breaker = scope.breaker;\n    if (false) {',
+    file: PIPELINE,
+    find: 'const breaker = this.breaker;\n    if (breaker !== null) {',
+    replace: 'const breaker = this.breaker;\n    if (false) {',
     tests: HTTP_BREAKERS,
   },
   {
     id: 'http-retry-slot',
     mechanism: "the HTTP client holds a retry to the limits' maxRetries (Envoy's max_retries)",
-    file: 'src/http/client.ts',
-    find: 'if (admission !== undefined && !admission.retryDecided()) return this.refuseRetry(payload, now);',
-    replace: 'if (false) return this.refuseRetry(payload, now);',
+    file: PIPELINE,
+    find: 'if (!this.takeRetry(hold)) {',
+    replace: 'if (false) {',
     tests: HTTP_BREAKERS,
   },
   {
     id: 'http-retry-other-endpoint',
     mechanism: "the HTTP client's retry goes to another endpoint than the one that failed",
-    file: UPSTREAM,
-    find: 'const index = scope.pick(nowMs, this.endpoint);',
-    replace: 'const index = scope.pick(nowMs, -1);',
+    file: PIPELINE,
+    find: 'const previous = hold.endpoint;',
+    replace: 'const previous = -1;',
     tests: HTTP_BALANCER,
   },
   {
     id: 'http-outlier-reported',
     mechanism: "the HTTP client reports each attempt's result to the outlier detector",
-    file: UPSTREAM,
-    find: '(scope.balancer as Balancer).ended(this.endpoint);\n      scope.result(this.endpoint, outcome, nowMs);',
-    replace: '(scope.balancer as Balancer).ended(this.endpoint);',
+    file: PIPELINE,
+    find: 'if (outlier !== null) {\n        const u = this.resultDraws',
+    replace: 'if (false) {\n        const u = this.resultDraws',
     tests: HTTP_BALANCER,
   },
   {
@@ -59,17 +59,17 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-breaker-asked',
     mechanism: 'the simulator asks the circuit breaker before every attempt',
-    file: GUARDS,
-    find: 'const verdict = breaker.tryAcquire(nowMs);\n    if (!verdict.allowed) return null;',
-    replace: 'const verdict = breaker.tryAcquire(nowMs);',
+    file: PIPELINE,
+    find: 'const verdict = breaker.tryAcquire(time.nowMs);\n      if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);',
+    replace: 'const verdict = breaker.tryAcquire(time.nowMs);',
     tests: ['src/sim/model/guards.test.ts'],
   },
   {
     id: 'sim-outlier-reported',
     mechanism: "the simulator reports each attempt's result to the outlier detector",
-    file: GUARDS,
-    find: 'if (detector !== null) {\n    detector.onResult(',
-    replace: 'if (false) {\n    detector.onResult(',
+    file: PIPELINE,
+    find: 'if (outlier !== null) {\n        const u = this.resultDraws',
+    replace: 'if (false) {\n        const u = this.resultDraws',
     tests: ['src/sim/model/outliers.test.ts'],
   },
   {

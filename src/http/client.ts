@@ -2,6 +2,7 @@
 
 import type { RetryCall } from '../policy/retry.js';
 import type { Outcome, StopReason } from '../policy/types.js';
+import { RETRY_REFUSED } from '../policy/upstream/pipeline.js';
 import { type AbortWaiter, stopWaiting, waitForAbort } from './abort-fanout.js';
 import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryObserved } from './client-events.js';
@@ -236,14 +237,13 @@ export class CallRunner<P> implements AbortWaiter {
     if (error !== undefined) this.lastError = error;
     this.endTrace(outcome, status, error);
     const now = Date.now();
-    const admission = this.admission;
-    admission?.attemptEnded(outcome, monotonicNowMs());
-    const decision = (this.call as RetryCall).onOutcome(outcome, now);
-    if ('stop' in decision) return this.finish(decision.stop, payload);
-    if (admission !== undefined && !admission.retryDecided()) return this.refuseRetry(payload, now);
+    const call = this.call as RetryCall;
+    // What follows an outcome is the guard pipeline's one step (policy/upstream/pipeline.ts); without guards, the policy's.
+    const waitMs = this.admission?.afterOutcome(call, outcome, monotonicNowMs(), now) ?? call.onOutcomeMs(outcome, now);
+    if (waitMs === RETRY_REFUSED) return this.refuseRetry(payload);
+    if (waitMs < 0) return this.finish(call.stopReason as StopReason, payload);
     if (payload !== undefined) this.transport.discard(payload);
     this.state = SLEEPING;
-    const waitMs = decision.retryAfterMs;
     // Events cost nothing unless someone listens (a subscriber, or the onRetry hook).
     if (retryObserved(this.client))
       publishRetry(this.client, this.eventBase(now), attempt, waitMs, outcome, status, error);
@@ -266,14 +266,13 @@ export class CallRunner<P> implements AbortWaiter {
   }
 
   /**
-   * The policy granted a retry that a local limit refused (Envoy's max_retries): the policy ends the call
+   * The policy granted a retry that a local limit refused (Envoy's max_retries): the pipeline ended the call
    * (`RetryCall.refuseRetry`: budget-exhausted, the retry not counted), and the last response, if any, goes to the
    * caller as Envoy passes the upstream's answer on (rejected instead with rejectOnGiveUp).
    */
-  private refuseRetry(payload: P | undefined, now: number): boolean {
-    const reason = (this.call as RetryCall).refuseRetry(now);
+  private refuseRetry(payload: P | undefined): boolean {
     this.retryRefused = true;
-    return this.finish(reason, payload);
+    return this.finish((this.call as RetryCall).stopReason as StopReason, payload);
   }
 
   private endTrace(outcome: Outcome, status: number | null, error: unknown): void {

@@ -148,7 +148,7 @@ class UpstreamInstruments {
         const now = monotonicNowMs();
         for (const group of this.byName.values()) {
           group.scopes.totals((scope) => {
-            scope.sweepIfDue(now);
+            scope.wake(now);
             return NO_FIELDS;
           });
           const totals = group.policies.totals((policy) => readPolicy(policy, this.kinds.get(policy) as Kind, now));

@@ -1,18 +1,15 @@
-// Between the retry loop and the wire: per upstream, the balancer, outlier detector, circuit breaker and limits, and the permits of one call.
+// The HTTP client's thin driver of the guard pipeline (policy/upstream): an upstream's policies and stats, and the permits of one call.
 
 import { randomInt } from 'node:crypto';
-import { Balancer, NO_ENDPOINT } from '../policy/balancer.js';
-import { type BreakerPermit, type BreakerStats, breakerReportOf, CircuitBreaker } from '../policy/breaker.js';
-import {
-  ConcurrencyBreaker,
-  type ConcurrencyPermit,
-  type ConcurrencyStats,
-  type OverflowReason,
-} from '../policy/concurrency.js';
+import { Balancer } from '../policy/balancer.js';
+import { type BreakerPermit, type BreakerStats, CircuitBreaker } from '../policy/breaker.js';
+import { ConcurrencyBreaker, type ConcurrencyPermit, type ConcurrencyStats } from '../policy/concurrency.js';
 import { OutlierDetector, type OutlierStats } from '../policy/outlier.js';
 import { createRandom, type Random } from '../policy/random.js';
-import { MAX_TRACKED_UPSTREAMS } from '../policy/retry.js';
+import { MAX_TRACKED_UPSTREAMS, type RetryCall } from '../policy/retry.js';
 import type { Outcome } from '../policy/types.js';
+import type { GuardHold, UpstreamRefusal } from '../policy/upstream/hold.js';
+import { GuardPipeline, type GuardTime } from '../policy/upstream/pipeline.js';
 import { monotonicNowMs } from './clock.js';
 import {
   endpointOrigins,
@@ -23,27 +20,7 @@ import {
   type UpstreamOptions,
 } from './upstream-options.js';
 
-/**
- * Why an attempt was refused before any network I/O (the policy's `shed-locally` outcome): the circuit breaker is open
- * or its half-open probes are all out, a concurrency cap is reached (Envoy's circuit_breakers), or every endpoint is
- * ejected with the panic threshold at 0 (Envoy's "no healthy upstream").
- */
-export type UpstreamRefusal =
-  | 'breaker-open'
-  | 'breaker-half-open-full'
-  | 'max-pending'
-  | 'max-requests'
-  | 'max-retries'
-  | 'no-healthy-endpoint';
-
-export const UPSTREAM_REFUSALS: readonly UpstreamRefusal[] = [
-  'breaker-open',
-  'breaker-half-open-full',
-  'max-pending',
-  'max-requests',
-  'max-retries',
-  'no-healthy-endpoint',
-];
+export { UPSTREAM_REFUSALS, type UpstreamRefusal } from '../policy/upstream/hold.js';
 
 /** One endpoint as the client sees it now. */
 export interface EndpointStats {
@@ -71,21 +48,14 @@ export interface UpstreamStats {
   endpoints: EndpointStats[];
 }
 
-function zeroRefusals(): Record<UpstreamRefusal, number> {
-  return Object.fromEntries(UPSTREAM_REFUSALS.map((r) => [r, 0])) as Record<UpstreamRefusal, number>;
-}
-
-/** The policies of one upstream. With endpoints there is one scope (Envoy's cluster); else one per budget key. */
+/** The policies of one upstream, run by its guard pipeline. With endpoints there is one scope (Envoy's cluster); else one per budget key. */
 export class UpstreamScope {
   readonly balancer: Balancer | null;
   readonly outlier: OutlierDetector | null;
-  attempts = 0;
-  retries = 0;
-  readonly refused = zeroRefusals();
-  private readonly pickDraws: Random | null;
-  private readonly outlierDraws: Random | null;
-  /** onResult needs a draw: an enforcing percentage of a consecutive detector is strictly between 0 and 100. */
-  private readonly resultDraws: boolean;
+  /** The order the guards admit an attempt in and what follows its outcome (policy/upstream/pipeline.ts). */
+  readonly pipeline: GuardPipeline;
+  /** The monotonic time handed to the pipeline, set by each CallAdmission call just before it (all synchronous). */
+  readonly time = { nowMs: 0 };
 
   constructor(
     readonly name: string,
@@ -98,53 +68,45 @@ export class UpstreamScope {
     nowMs: number,
   ) {
     this.outlier = outlier;
+    let pickDraws: Random | null = null;
+    let outlierDraws: Random | null = null;
     if (endpoints.length === 0 || random === null) {
       this.balancer = null;
-      this.pickDraws = this.outlierDraws = null;
-      this.resultDraws = false;
-      return;
+    } else {
+      this.balancer = new Balancer(endpoints, typeof balancer === 'string' ? { kind: balancer } : balancer, outlier);
+      pickDraws = this.balancer.config.kind === 'p2c' ? random.fork('balancer') : null;
+      outlierDraws = random.fork('outlier');
+      // The pool is declared up front: maxEjectionPercent counts endpoints not called yet.
+      outlier?.addHosts(endpoints, nowMs);
     }
-    this.balancer = new Balancer(endpoints, typeof balancer === 'string' ? { kind: balancer } : balancer, outlier);
-    this.pickDraws = this.balancer.config.kind === 'p2c' ? random.fork('balancer') : null;
-    this.outlierDraws = random.fork('outlier');
-    const cfg = outlier?.config;
-    const between = (percent: number) => percent > 0 && percent < 100;
-    this.resultDraws =
-      cfg !== undefined && (between(cfg.enforcingConsecutive5xx) || between(cfg.enforcingConsecutiveGatewayFailure));
-    // The pool is declared up front: maxEjectionPercent counts endpoints not called yet.
-    outlier?.addHosts(endpoints, nowMs);
+    this.pipeline = new GuardPipeline({ breaker, limits, balancer: this.balancer, outlier, pickDraws, outlierDraws });
+  }
+
+  /** Attempts sent to this upstream by this client (Envoy upstream_rq_total), and of those, retries. */
+  get attempts(): number {
+    return this.pipeline.attempts;
+  }
+
+  get retries(): number {
+    return this.pipeline.retries;
+  }
+
+  /** Attempts and retries this client refused without sending, by reason. */
+  get refused(): Readonly<Record<UpstreamRefusal, number>> {
+    return this.pipeline.refused;
   }
 
   /**
-   * Runs the outlier detector's interval sweep when it is due. Sweeps are driven lazily, at pick time and when stats
-   * are read, never by a timer: nothing here can keep a process alive. (isEjected() already answers as if a late sweep
-   * had run; the sweep itself runs the success-rate and failure-percentage analyses and the multiplier's decay.)
+   * Runs what the pipeline has due (the outlier detector's interval sweep). Driven lazily, at each admission and when
+   * stats are read, never by a timer: nothing here can keep a process alive. (isEjected() already answers as if a
+   * late sweep had run; the sweep itself runs the success-rate and failure-percentage analyses and the decay.)
    */
-  sweepIfDue(nowMs: number): void {
-    const outlier = this.outlier;
-    if (outlier !== null && nowMs >= outlier.nextWakeMs()) outlier.sweep(nowMs, this.outlierDraws as Random);
-  }
-
-  /** The balancer's choice for an attempt; `previous` is the endpoint of the call's failed attempt (-1 for none). */
-  pick(nowMs: number, previous: number): number {
-    this.sweepIfDue(nowMs);
-    const draws = this.pickDraws;
-    const balancer = this.balancer as Balancer;
-    return draws === null
-      ? balancer.pick(nowMs, previous, 0, 0)
-      : balancer.pick(nowMs, previous, draws.next(), draws.next());
-  }
-
-  /** Reports an attempt's result on endpoint `index` to the outlier detector. */
-  result(index: number, outcome: Outcome, nowMs: number): void {
-    const outlier = this.outlier;
-    if (outlier === null) return;
-    const u = this.resultDraws ? (this.outlierDraws as Random).next() : undefined;
-    outlier.onResult(this.endpoints[index] as string, outcome, nowMs, u);
+  wake(nowMs: number): void {
+    this.pipeline.wake(nowMs);
   }
 
   stats(nowMs: number): UpstreamStats {
-    this.sweepIfDue(nowMs);
+    this.wake(nowMs);
     // The breaker's state now: an open one whose break has passed is half-open (the next attempt would be a probe).
     this.breaker?.state(nowMs);
     const balancer = this.balancer;
@@ -283,27 +245,20 @@ export class Upstreams {
   }
 }
 
-const ABORTED: Outcome = { kind: 'aborted' };
-
-/** The client takes no 'connection' permits (undici's pool owns connections), so max-connections cannot come back. */
-function overflow(reason: OverflowReason): UpstreamRefusal {
-  return reason as Exclude<OverflowReason, 'max-connections'>;
-}
-
 /**
- * The permits of one call: the endpoint, breaker permit and concurrency slot of the attempt in flight, and the retry
- * slot held from a retry's decision to its attempt's end (Envoy holds max_retries over the backoff too). Every permit
- * ends in exactly one report or release: attemptEnded() for the attempt, callEnded() for whatever is left.
+ * The permits of one call (GuardHold), written by its scope's guard pipeline: the endpoint, breaker permit and
+ * concurrency slot of the attempt in flight, and the retry slot held from a retry's decision to its attempt's end.
+ * Every permit ends in exactly one report or release: the pipeline's afterOutcome() / attemptEnded() for the attempt,
+ * callEnded() for whatever is left.
  */
-export class CallAdmission {
-  /** The endpoint of the attempt in flight, or of the last one (-1: none yet). */
-  private endpoint = -1;
-  private breakerPermit: BreakerPermit | null = null;
-  private slot: ConcurrencyPermit | null = null;
-  private retrySlot: ConcurrencyPermit | null = null;
-  /** The balancer counts an attempt in flight to `endpoint`. */
-  private started = false;
-  private retry = false;
+export class CallAdmission implements GuardHold {
+  /** @internal GuardHold: the endpoint of the attempt in flight, or of the last one (-1: none yet). */
+  endpoint = -1;
+  /** @internal */ breakerPermit: BreakerPermit | null = null;
+  /** @internal */ slot: ConcurrencyPermit | null = null;
+  /** @internal */ retrySlot: ConcurrencyPermit | null = null;
+  /** @internal */ started = false;
+  /** @internal */ retried = false;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null = null;
 
@@ -315,120 +270,44 @@ export class CallAdmission {
   }
 
   /**
-   * Admits attempt `attempt`: picks its endpoint (avoiding the one that just failed), asks the circuit breaker, takes a
-   * concurrency slot (`pending` when the driver will say when the request gets a connection, else `request`).
-   * False: refused (see `refusal`); nothing is held then.
+   * Admits attempt `attempt` through the pipeline (breaker, endpoint pick avoiding the one that just failed, a
+   * concurrency slot: `pending` when the driver will say when the request gets a connection, else `request`), after
+   * running what is due (the lazy sweep). False: refused (see `refusal`); nothing is held then.
    */
   admit(nowMs: number, attempt: number, pending: boolean): boolean {
-    const scope = this.scope;
-    if (scope.balancer !== null) {
-      const index = scope.pick(nowMs, this.endpoint);
-      if (index === NO_ENDPOINT) return this.refuse('no-healthy-endpoint');
-      this.endpoint = index;
-    }
-    const breaker = scope.breaker;
-    if (breaker !== null) {
-      const verdict = breaker.tryAcquire(nowMs);
-      if (!verdict.allowed) return this.refuse(verdict.reason === 'open' ? 'breaker-open' : 'breaker-half-open-full');
-      this.breakerPermit = verdict;
-    }
-    const limits = scope.limits;
-    if (limits !== null) {
-      const verdict = limits.tryAcquire(pending ? 'pending' : 'request');
-      if (!verdict.allowed) {
-        this.cancelBreakerPermit();
-        return this.refuse(overflow(verdict.reason));
-      }
-      this.slot = verdict;
-    }
-    if (scope.balancer !== null) {
-      scope.balancer.started(this.endpoint);
-      this.started = true;
-    }
-    this.retry = attempt > 1;
-    scope.attempts++;
-    if (this.retry) scope.retries++;
-    return true;
+    const pipeline = this.scope.pipeline;
+    pipeline.wake(nowMs);
+    return pipeline.admit(this, this.at(nowMs), attempt, pending);
   }
 
-  /**
-   * The attempt's request got a connection: its pending slot becomes a request slot (Envoy checks max_requests then).
-   * False: refused at max-requests; the caller ends the attempt (shed-locally) before a byte is written.
-   */
+  /** The attempt's request got a connection (GuardPipeline.promote). False: refused at max-requests. */
   promote(): boolean {
-    const slot = this.slot;
-    if (slot === null || slot.resource !== 'pending') return true;
-    const verdict = (this.scope.limits as ConcurrencyBreaker).promote(slot); // frees the pending slot either way
-    if (verdict.allowed) {
-      this.slot = verdict;
-      return true;
-    }
-    this.slot = null;
-    this.scope.attempts--;
-    if (this.retry) this.scope.retries--;
-    return this.refuse(overflow(verdict.reason));
+    return this.scope.pipeline.promote(this);
   }
 
-  /** The attempt ended with `outcome`: the breaker, the outlier detector and the balancer hear of it; slots are freed. */
+  /** What follows the attempt's outcome (GuardPipeline.afterOutcome): a wait, RETRY_STOPPED or RETRY_REFUSED. */
+  afterOutcome(retry: RetryCall, outcome: Outcome, nowMs: number, retryNowMs: number): number {
+    return this.scope.pipeline.afterOutcome(this, retry, outcome, this.at(nowMs), retryNowMs);
+  }
+
+  /** The attempt ended with `outcome` (GuardPipeline.attemptEnded). */
   attemptEnded(outcome: Outcome, nowMs: number): void {
-    const scope = this.scope;
-    const permit = this.breakerPermit;
-    if (permit !== null) {
-      this.breakerPermit = null;
-      const breaker = scope.breaker as CircuitBreaker;
-      const report = breakerReportOf(outcome);
-      if (report === 'success') breaker.onSuccess(permit, nowMs);
-      else if (report === 'failure') breaker.onFailure(permit, nowMs);
-      else breaker.onCancel(permit);
-    }
-    const slot = this.slot;
-    if (slot !== null) {
-      this.slot = null;
-      (scope.limits as ConcurrencyBreaker).release(slot);
-    }
-    this.releaseRetry();
-    if (this.started) {
-      this.started = false;
-      (scope.balancer as Balancer).ended(this.endpoint);
-      scope.result(this.endpoint, outcome, nowMs);
-    }
+    this.scope.pipeline.attemptEnded(this, outcome, this.at(nowMs));
   }
 
-  /** The policy decided to retry: a retry slot is taken now and held until the retry's attempt ends. False: refused. */
+  /** A retry was decided: its max_retries slot (GuardPipeline.takeRetry). False: refused. */
   retryDecided(): boolean {
-    const limits = this.scope.limits;
-    if (limits === null) return true;
-    const verdict = limits.tryAcquire('retry');
-    if (!verdict.allowed) return this.refuse(overflow(verdict.reason));
-    this.retrySlot = verdict;
-    return true;
+    return this.scope.pipeline.takeRetry(this);
   }
 
   /** The call is over: an attempt still in flight ends as aborted, a retry slot is freed. Safe to call more than once. */
   callEnded(nowMs: number): void {
-    if (this.breakerPermit !== null || this.slot !== null || this.started) this.attemptEnded(ABORTED, nowMs);
-    this.releaseRetry();
+    this.scope.pipeline.callEnded(this, this.at(nowMs));
   }
 
-  private releaseRetry(): void {
-    const slot = this.retrySlot;
-    if (slot !== null) {
-      this.retrySlot = null;
-      (this.scope.limits as ConcurrencyBreaker).release(slot);
-    }
-  }
-
-  private cancelBreakerPermit(): void {
-    const permit = this.breakerPermit;
-    if (permit !== null) {
-      this.breakerPermit = null;
-      (this.scope.breaker as CircuitBreaker).onCancel(permit);
-    }
-  }
-
-  private refuse(reason: UpstreamRefusal): false {
-    this.refusal = reason;
-    this.scope.refused[reason]++;
-    return false;
+  private at(nowMs: number): GuardTime {
+    const time = this.scope.time;
+    time.nowMs = nowMs;
+    return time;
   }
 }

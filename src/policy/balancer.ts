@@ -144,6 +144,15 @@ export class Balancer {
     return this.config.kind === 'p2c' ? this.pickTwo(count, u1, u2) : this.pickNext();
   }
 
+  /**
+   * pick() when there is nothing to choose (one endpoint, no ejection source): counts the pick and answers 0, as
+   * pick() would, without reading the time or draws (a hot loop's shortcut: a boxed double per attempt costs).
+   */
+  pickOnly(): number {
+    this.counters.picks++;
+    return 0;
+  }
+
   /** An attempt went out to endpoint `index`. */
   started(index: number): void {
     if (index >= 0 && index < this.inFlight.length) this.inFlight[index] = (this.inFlight[index] as number) + 1;

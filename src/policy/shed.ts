@@ -155,6 +155,16 @@ export class LoadShedder<T> {
     return this.waiting.size;
   }
 
+  /**
+   * When the shedder next has something to do by time alone (quinn's poll_timeout): with dropExpired, the deadline of
+   * the oldest queued item (take() answers an expired oldest first, with a 504, even under adaptive LIFO); else, or
+   * with nothing queued or no deadline, Infinity. Same clock as `nowMs`.
+   */
+  nextWakeMs(): number {
+    const oldest = this.waiting.head;
+    return !this.cfg.dropExpired || oldest < 0 ? Number.POSITIVE_INFINITY : this.waiting.deadlineMs(oldest);
+  }
+
   /** `deadlineMs` is absolute on the same clock as `nowMs`; null = no deadline. */
   admit(nowMs: number, deadlineMs: number | null, item: T): Admission<T> {
     switch (this.offer(nowMs, deadlineMs, item)) {

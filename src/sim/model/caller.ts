@@ -2,14 +2,14 @@
 
 import { answerClaimHeaders, relayedStatus, sentDeadlineMs } from '../../policy/hop.js';
 import type { Outcome, StopReason } from '../../policy/types.js';
+import type { CallerHost } from './caller-host.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
 import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
-import { admitAttempt, attemptEnded, LOCAL_REFUSAL_STATUS, releaseRetry, takeRetry } from './guards.js';
+import { admitAttempt, LOCAL_REFUSAL_STATUS } from './guards.js';
 import { SHED_LOCALLY_OUTCOME, TIMEOUT_OUTCOME } from './outcomes.js';
 import { ANSWERED, CALLING, Call, type EdgeRuntime, Request, TIMED_OUT, WAITING } from './records.js';
-import type { World } from './world.js';
 
-export function startCalls(world: World, request: Request): void {
+export function startCalls(world: CallerHost, request: Request): void {
   request.state = CALLING;
   const edges = request.instance.edges;
   if (!request.instance.service.parallel) {
@@ -25,7 +25,7 @@ export function startCalls(world: World, request: Request): void {
 }
 
 /** Starts the call over the parent's `index`th edge. */
-function startCall(world: World, parent: Request, index: number): void {
+function startCall(world: CallerHost, parent: Request, index: number): void {
   const edge = parent.instance.edges[index] as EdgeRuntime;
   // What the inbound request brought (its deadline, the hop marker) shapes the call, as the HTTP client's context does.
   const call = new Call(parent, edge, index, edge.policy.start(world.engine.nowMs, edge.traits, parent));
@@ -34,7 +34,7 @@ function startCall(world: World, parent: Request, index: number): void {
   nextAttempt(world, call);
 }
 
-function nextAttempt(world: World, call: Call): void {
+function nextAttempt(world: CallerHost, call: Call): void {
   // beginAttemptMs() is beginAttempt() without the AttemptPlan object: the plan's perTryTimeoutMs, or -1 to stop.
   const retry = call.retry;
   const timeoutMs = retry.beginAttemptMs(world.engine.nowMs);
@@ -63,7 +63,7 @@ function nextAttempt(world: World, call: Call): void {
 }
 
 /** `outcome` indexes the OutcomeTable: the status and Retry-After the callee answered with. */
-export function onResponse(world: World, attempt: Request, outcome: number): void {
+export function onResponse(world: CallerHost, attempt: Request, outcome: number): void {
   if (attempt.reply !== WAITING) return;
   attempt.reply = ANSWERED;
   const call = attempt.call as Call;
@@ -73,11 +73,10 @@ export function onResponse(world: World, attempt: Request, outcome: number): voi
   const edge = call.edge;
   const response = world.outcomes.at(outcome, edge.seawall && edge.callee.seawall);
   call.lastStatus = response.status;
-  attemptEnded(call, response, world.engine);
   decide(world, call, response);
 }
 
-export function onTryTimeout(world: World, attempt: Request): void {
+export function onTryTimeout(world: CallerHost, attempt: Request): void {
   if (attempt.reply !== WAITING) return;
   attempt.reply = TIMED_OUT;
   const call = attempt.call as Call;
@@ -86,21 +85,21 @@ export function onTryTimeout(world: World, attempt: Request): void {
   call.lastStatus = 0;
   // Without cancellation the callee never learns that nobody waits: the incident's "the DB still runs".
   if (world.cancellation) cancelAttempt(world, attempt);
-  attemptEnded(call, TIMEOUT_OUTCOME, world.engine);
   decide(world, call, TIMEOUT_OUTCOME);
 }
 
-function decide(world: World, call: Call, outcome: Outcome): void {
-  if (call.done) return;
-  // onOutcomeMs() is onOutcome() without the Decision object: the wait before the next attempt, or -1 to stop.
-  const waitMs = call.retry.onOutcomeMs(outcome, world.engine.nowMs);
-  if (waitMs < 0) {
-    callEnded(world, call, call.retry.stopReason as StopReason);
+/** What follows the attempt's outcome is the guard pipeline's one step (policy/upstream/pipeline.ts afterOutcome). */
+function decide(world: CallerHost, call: Call, outcome: Outcome): void {
+  const pipeline = call.edge.guards.pipeline;
+  if (call.done) {
+    pipeline.attemptEnded(call, outcome, world.engine);
     return;
   }
-  if (!takeRetry(call)) {
-    // Over the limits' max_retries: the retry is not made, and the call ends on what its last attempt said (Envoy).
-    callEnded(world, call, call.retry.refuseRetry(world.engine.nowMs));
+  // The wait before the retry, or RETRY_STOPPED / RETRY_REFUSED (over max_retries: the call ends on what its last
+  // attempt said, as Envoy does); either way stopReason says why. The guards read the time from the engine.
+  const waitMs = pipeline.afterOutcome(call, call.retry, outcome, world.engine, world.engine.nowMs);
+  if (waitMs < 0) {
+    callEnded(world, call, call.retry.stopReason as StopReason);
     return;
   }
   retried(world, call);
@@ -112,14 +111,13 @@ function decide(world: World, call: Call, outcome: Outcome): void {
  * A guard refused the attempt before it left: it ends as the policy's `shed-locally` (never retried), and the caller
  * answers a local 503 (Envoy's overflow answer), marked as relayed like any failed call's answer.
  */
-function refusedLocally(world: World, call: Call): void {
+function refusedLocally(world: CallerHost, call: Call): void {
   call.lastStatus = LOCAL_REFUSAL_STATUS;
-  releaseRetry(call);
   decide(world, call, SHED_LOCALLY_OUTCOME);
 }
 
 /** Counts the edge once in its user's retry radius (how many hops retried on behalf of one root request). */
-function retried(world: World, call: Call): void {
+function retried(world: CallerHost, call: Call): void {
   const user = call.parent.user;
   const id = call.edge.id;
   if (id < 31) {
@@ -146,13 +144,14 @@ function radiusOf(user: { retriedMask: number; retriedMore: number[] | null }): 
   return count + (user.retriedMore === null ? 0 : user.retriedMore.length);
 }
 
-export function onRetry(world: World, call: Call): void {
+export function onRetry(world: CallerHost, call: Call): void {
   if (!call.done) nextAttempt(world, call);
 }
 
-function callEnded(world: World, call: Call, reason: StopReason): void {
+function callEnded(world: CallerHost, call: Call, reason: StopReason): void {
   call.done = true;
-  releaseRetry(call); // a retry decided but never made (its deadline passed during the backoff)
+  // A retry decided but never made (its deadline passed during the backoff) frees its max_retries slot.
+  call.edge.guards.pipeline.callEnded(call, world.engine);
   const parent = call.parent;
   if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
   if (reason !== 'succeeded' && !call.edge.optional) {

@@ -1,7 +1,5 @@
 // Cancellation (only when a scenario sets `cancellation: true`): callers withdraw what they stopped waiting for.
 
-import { attemptEnded, releaseRetry } from './guards.js';
-import { ABORTED_OUTCOME } from './outcomes.js';
 import { ABANDONED, ABORTED, CALLING, CANCELLED, QUEUED, type Request, WAITING, WORKING } from './records.js';
 
 export interface CancelHost {
@@ -41,14 +39,15 @@ export function abortCalls(host: CancelHost, parent: Request): void {
     if (call.done) continue;
     call.done = true;
     call.retry.abort(host.engine.nowMs);
+    // The guard pipeline ends what the call holds: its attempt still out (as aborted), or the retry it held through
+    // its backoff (never made).
+    call.edge.guards.pipeline.callEnded(call, host.engine);
     const attempt = call.attempt;
     call.attempt = null;
     if (attempt !== null && attempt.reply === WAITING) {
       attempt.reply = ABANDONED;
       attempt.call = null;
-      attemptEnded(call, ABORTED_OUTCOME, host.engine);
       cancelAttempt(host, attempt);
     }
-    releaseRetry(call); // aborted during its backoff: the retry it held is never made
   }
 }

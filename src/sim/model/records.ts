@@ -8,6 +8,8 @@ import type { Random } from '../../policy/random.js';
 import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
 import type { LoadShedder } from '../../policy/shed.js';
 import type { RequestTraits } from '../../policy/types.js';
+import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
+import type { GuardPipeline } from '../../policy/upstream/pipeline.js';
 import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
 import type { Sampler } from './distributions.js';
 
@@ -87,16 +89,20 @@ export class Request {
   }
 }
 
-/** One logical call over an edge, driven by the production RetryCall. */
-export class Call {
+/** One logical call over an edge, driven by the production RetryCall; it holds its guards' permits (GuardHold). */
+export class Call implements GuardHold {
   done = false;
   attempt: Request | null = null;
   /** Status of the last response; 0 when the last attempt timed out or none was made. */
   lastStatus = 0;
-  /** The Balancer's endpoint of the attempt out, or of the last one (a retry avoids it); -1 before the first. */
+  // GuardHold (policy/upstream/hold.ts), written only by the edge's GuardPipeline: kept here, so no object per call.
   endpoint = -1;
-  /** What the call holds of its edge's breaker and limits (guards.ts); null until it first takes something. */
-  permits: Permits | null = null;
+  breakerPermit: BreakerPermit | null = null;
+  slot: ConcurrencyPermit | null = null;
+  retrySlot: ConcurrencyPermit | null = null;
+  started = false;
+  retried = false;
+  refusal: UpstreamRefusal | null = null;
 
   constructor(
     /** The request whose handling makes this call. */
@@ -108,22 +114,19 @@ export class Call {
   ) {}
 }
 
-/** The permits of a call's attempt: each is reported or released exactly once, when the attempt ends (guards.ts). */
-export class Permits {
-  breaker: BreakerPermit | null = null;
-  request: ConcurrencyPermit | null = null;
-  /** Taken when a retry is decided (Envoy's max_retries), held through the backoff until that attempt ends. */
-  retry: ConcurrencyPermit | null = null;
-}
-
 /**
  * A caller instance's side of an edge: its own RetryPolicy (and so its own budget) and the guards of its attempts
  * (guards.ts): the Balancer over the callee's instances, and the breaker, limits and outlier detector if configured.
  */
 export class EdgeRuntime {
   /** Attempts sent over the wire, and how many of them were retries (Envoy's upstream_rq_total, upstream_rq_retry). */
-  sent = 0;
-  retriesSent = 0;
+  get sent(): number {
+    return this.guards.pipeline.attempts;
+  }
+
+  get retriesSent(): number {
+    return this.guards.pipeline.retries;
+  }
 
   constructor(
     /** Index of the edge in the model (the same for every caller instance): what the retry radius counts. */
@@ -141,22 +144,16 @@ export class EdgeRuntime {
   ) {}
 }
 
-/** The attempt guards of one caller instance's edge: the policy objects and the random streams they are given. */
+/** The attempt guards of one caller instance's edge: its guard pipeline and the policy objects in it (for stats). */
 export interface EdgeGuards {
+  /** Admission order, after-outcome step and wake times (policy/upstream/pipeline.ts). */
+  readonly pipeline: GuardPipeline;
   readonly balancer: Balancer;
   /** The callee instance behind each of the balancer's endpoints. */
   readonly targets: readonly Instance[];
-  /** p2c's draws; null for round-robin (which draws nothing). */
-  readonly lbRandom: Random | null;
   readonly breaker: CircuitBreaker | null;
   readonly limits: ConcurrencyBreaker | null;
   readonly detector: OutlierDetector | null;
-  /** The detector's enforcement draws (onResult and sweep). */
-  readonly detectorRandom: Random | null;
-  /** Any of breaker, limits and detector is configured: an attempt has more to report than its end to the balancer. */
-  readonly guarded: boolean;
-  /** The balancer has a choice to make: several endpoints, or a detector that can eject the one there is. */
-  readonly choice: boolean;
   /**
    * Attempts sent to each callee instance, per window and in total: [instance × (windows + 1) + w], the total last;
    * null when the balancer has no choice (one instance, no detector): the summary has no balancer block then.

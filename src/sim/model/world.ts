@@ -8,6 +8,7 @@ import { BIN_MS, Metrics, type WindowDef } from '../metrics/collector.js';
 import type { FaultSpec, ModelSpec } from '../scenario/types.js';
 import { buildServices, buildSources } from './build.js';
 import { onResponse, onRetry, onTryTimeout, startCalls } from './caller.js';
+import type { CallerHost } from './caller-host.js';
 import { cancelRequest } from './cancel.js';
 import { Sampler as DistSampler, exponential, type Sampler } from './distributions.js';
 import {
@@ -22,7 +23,7 @@ import {
   EV_WORK_DONE,
 } from './events.js';
 import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
-import { sweepEdge } from './guards.js';
+import { wakeEdge } from './guards.js';
 import { OutcomeTable } from './outcomes.js';
 import {
   ABORTED,
@@ -71,7 +72,7 @@ export interface WorldOptions {
  * One run of one variant. Every decision about retrying and admitting is made by the policy objects
  * (RetryCall.beginAttempt / onOutcome, LoadShedder.admit / dequeue); this class only moves messages in virtual time.
  */
-export class World implements EventHandler, FaultTarget {
+export class World implements EventHandler, FaultTarget, CallerHost {
   readonly engine = new Engine();
   readonly metrics: Metrics;
   readonly services: ServiceRuntime[];
@@ -113,12 +114,12 @@ export class World implements EventHandler, FaultTarget {
       engine.at(fault.startMs, EV_FAULT, null, 2 * i);
       engine.at(fault.endMs, EV_FAULT, null, 2 * i + 1);
     });
-    // Outlier detection sweeps at the detector's own nextWakeMs() (its interval clock started when the pool was declared).
+    // An edge with outlier detection is woken when its guard pipeline asks (nextWakeAt: the detector's sweeps, whose
+    // interval clock started when the pool was declared). A breaker needs no wake: it half-opens lazily.
     for (const service of this.services) {
       for (const instance of service.instances) {
         for (const edge of instance.edges) {
-          const detector = edge.guards.detector;
-          if (detector !== null) this.scheduleSweep(edge, detector.nextWakeMs());
+          if (edge.guards.detector !== null) this.scheduleSweep(edge, edge.guards.pipeline.nextWakeAt(0));
         }
       }
     }
@@ -165,7 +166,7 @@ export class World implements EventHandler, FaultTarget {
         applyFaults(this);
         break;
       case EV_SWEEP:
-        this.scheduleSweep(payload as EdgeRuntime, sweepEdge(payload as EdgeRuntime, this.engine.nowMs));
+        this.scheduleSweep(payload as EdgeRuntime, wakeEdge(payload as EdgeRuntime, this.engine.nowMs));
         break;
     }
   }
