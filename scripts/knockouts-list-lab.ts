@@ -45,4 +45,22 @@ export const LAB_KNOCKOUTS: Knockout[] = [
     replace: '          workers: s.shed.workers,',
     tests: ['src/lab/scale.test.ts'],
   },
+  {
+    id: 'service-answer-fail-fast',
+    mechanism:
+      'the first required failure of parallel calls answers at once, in the simulator and the lab (no wait for siblings)',
+    file: 'src/sim/model/service-answer.ts',
+    find: '  if (failure !== 0) return failure;',
+    replace: '  if (failure !== 0 && !(parallel && othersOut)) return failure;',
+    tests: ['src/sim/model/service-answer.test.ts', 'src/lab/service.test.ts'],
+  },
+  {
+    id: 'plain-refusal-retry-after-only',
+    mechanism:
+      "a service without Seawall refuses with the standard Retry-After only (simulator and lab), none of Seawall's",
+    file: 'src/sim/model/plain-refusal.ts',
+    find: '    plain = retryAfter === undefined ? null : Object.freeze({ [RETRY_AFTER_HEADER]: retryAfter });',
+    replace: '    plain = retryAfter === undefined ? null : headers;',
+    tests: ['src/sim/model/plain-refusal.test.ts', 'src/lab/service.test.ts'],
+  },
 ];
