@@ -121,4 +121,13 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     replace: '  {',
     tests: ['src/execute/execute-load.test.ts'],
   },
+  {
+    id: 'give-up-set',
+    mechanism:
+      'one give-up set beside the stop reasons: unsafe-to-retry and unclaimed-error are answers, not give-ups (events, rejectOnGiveUp)',
+    file: 'src/policy/types.ts',
+    find: '  return GIVE_UP_REASONS.has(reason);',
+    replace: "  return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';",
+    tests: ['src/policy/types.test.ts', 'test/http/events.test.ts'],
+  },
 ];
