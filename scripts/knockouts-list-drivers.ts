@@ -130,4 +130,14 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     replace: "  return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';",
     tests: ['src/policy/types.test.ts', 'test/http/events.test.ts'],
   },
+  {
+    id: 'retry-after-one-cap',
+    mechanism:
+      'the hint parsers return the wait asked for (bounded for overflow only); maxRetryAfter, the one cap, refuses a longer one',
+    file: 'src/policy/retry-after.ts',
+    find: '  if (delayMs > MAX_SERVER_WAIT_MS) return { ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true };',
+    replace:
+      '  if (delayMs > DEFAULT_MAX_RETRY_AFTER_MS) return { ok: true, delayMs: DEFAULT_MAX_RETRY_AFTER_MS, bounded: true };',
+    tests: ['src/policy/retry-after.test.ts', 'src/policy/retry.test.ts'],
+  },
 ];
