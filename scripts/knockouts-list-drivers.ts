@@ -140,4 +140,13 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
       '  if (delayMs > DEFAULT_MAX_RETRY_AFTER_MS) return { ok: true, delayMs: DEFAULT_MAX_RETRY_AFTER_MS, bounded: true };',
     tests: ['src/policy/retry-after.test.ts', 'src/policy/retry.test.ts'],
   },
+  {
+    id: 'one-histogram-at-most',
+    mechanism:
+      "the one latency histogram counts a value exactly at a bound as at most it (the server's queue-wait buckets read it)",
+    file: 'src/policy/latency-histogram.ts',
+    find: '    if ((this.maxima[last] as number) <= leMs) n += this.counts[last] as number;',
+    replace: '',
+    tests: ['src/policy/latency-histogram.test.ts', 'test/http/otel-server.test.ts'],
+  },
 ];
