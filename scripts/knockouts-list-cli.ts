@@ -54,11 +54,11 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   },
   {
     id: 'lab-no-trigger',
-    mechanism: 'the lab compares "no trigger" as its own verdict, not as "never"',
-    file: 'src/lab/compare.ts',
-    find: "  if (run.trigger === null) return 'no trigger';",
+    mechanism: 'the one verdict over seeds (lab, report, table) reads "no trigger" as its own verdict, not as "never"',
+    file: 'src/sim/metrics/verdict.ts',
+    find: '    if (run.trigger === null) continue;',
     replace: '',
-    tests: ['src/lab/compare.test.ts'],
+    tests: ['src/lab/compare.test.ts', 'src/report/verdict.test.ts', 'src/sim/metrics/verdict.test.ts'],
   },
   {
     id: 'scenario-variant-new-service',

@@ -139,4 +139,32 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     replace: '  {',
     tests: ['src/execute/execute-load.test.ts'],
   },
+  {
+    id: 'give-up-set',
+    mechanism:
+      'one give-up set beside the stop reasons: unsafe-to-retry and unclaimed-error are answers, not give-ups (events, rejectOnGiveUp)',
+    file: 'src/policy/types.ts',
+    find: '  return GIVE_UP_REASONS.has(reason);',
+    replace: "  return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';",
+    tests: ['src/policy/types.test.ts', 'test/http/events.test.ts'],
+  },
+  {
+    id: 'retry-after-one-cap',
+    mechanism:
+      'the hint parsers return the wait asked for (bounded for overflow only); maxRetryAfter, the one cap, refuses a longer one',
+    file: 'src/policy/retry-after.ts',
+    find: '  if (delayMs > MAX_SERVER_WAIT_MS) return { ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true };',
+    replace:
+      '  if (delayMs > DEFAULT_MAX_RETRY_AFTER_MS) return { ok: true, delayMs: DEFAULT_MAX_RETRY_AFTER_MS, bounded: true };',
+    tests: ['src/policy/retry-after.test.ts', 'src/policy/retry.test.ts'],
+  },
+  {
+    id: 'one-histogram-at-most',
+    mechanism:
+      "the one latency histogram counts a value exactly at a bound as at most it (the server's queue-wait buckets read it)",
+    file: 'src/policy/latency-histogram.ts',
+    find: '    if ((this.maxima[last] as number) <= leMs) n += this.counts[last] as number;',
+    replace: '',
+    tests: ['src/policy/latency-histogram.test.ts', 'test/http/otel-server.test.ts'],
+  },
 ];

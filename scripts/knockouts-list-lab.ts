@@ -7,16 +7,16 @@ export const LAB_KNOCKOUTS: Knockout[] = [
     id: 'sim-wasted-whole-chain',
     mechanism: 'the simulator counts work wasted when any caller above it, not only the direct one, stopped waiting',
     file: 'src/sim/model/wasted.ts',
-    find: '    attempt = parent;\n',
+    find: '    link = chain.up(link);\n',
     replace: '    return false;\n',
-    tests: ['src/sim/model/wasted.test.ts'],
+    tests: ['src/sim/model/wasted.test.ts', 'src/lab/metrics.test.ts'],
   },
   {
     id: 'lab-wasted-whole-chain',
-    mechanism: 'the lab judges wasted work over the whole chain of callers, as the simulator does',
+    mechanism: 'the lab judges wasted work by the shared whole-chain rule (wastedOnChain), not by its direct caller',
     file: 'src/lab/metrics.ts',
-    find: "      parent = service.inbound.parent[request] ?? '';",
-    replace: '      return true;',
+    find: '    return wastedOnChain(this, parent, t);',
+    replace: '    return !this.awaited(parent, t) || !this.callerHandling(parent, t);',
     tests: ['src/lab/metrics.test.ts'],
   },
   {
@@ -44,5 +44,23 @@ export const LAB_KNOCKOUTS: Knockout[] = [
     find: '          workers: scaledCount(s.shed.workers, scale),',
     replace: '          workers: s.shed.workers,',
     tests: ['src/lab/scale.test.ts'],
+  },
+  {
+    id: 'service-answer-fail-fast',
+    mechanism:
+      'the first required failure of parallel calls answers at once, in the simulator and the lab (no wait for siblings)',
+    file: 'src/sim/model/service-answer.ts',
+    find: '  if (failure !== 0) return failure;',
+    replace: '  if (failure !== 0 && !(parallel && othersOut)) return failure;',
+    tests: ['src/sim/model/service-answer.test.ts', 'src/lab/service.test.ts'],
+  },
+  {
+    id: 'plain-refusal-retry-after-only',
+    mechanism:
+      "a service without Seawall refuses with the standard Retry-After only (simulator and lab), none of Seawall's",
+    file: 'src/sim/model/plain-refusal.ts',
+    find: '    plain = retryAfter === undefined ? null : Object.freeze({ [RETRY_AFTER_HEADER]: retryAfter });',
+    replace: '    plain = retryAfter === undefined ? null : headers;',
+    tests: ['src/sim/model/plain-refusal.test.ts', 'src/lab/service.test.ts'],
   },
 ];

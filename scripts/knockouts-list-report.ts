@@ -14,9 +14,10 @@ export const REPORT_KNOCKOUTS: Knockout[] = [
   {
     id: 'report-verdict-by-recovery',
     mechanism: "the report's verdict is recovered or not (recoverySeconds), not the size of a success figure",
-    file: 'src/report/verdict.ts',
-    find: '      const recovered = triggered.filter((r) => r.recoverySeconds !== null);',
-    replace: '      const recovered = triggered.filter((r) => (r.successRate.during ?? 0) >= 0.5);',
+    file: 'src/sim/metrics/verdict.ts',
+    find: '    const s = run.recoverySeconds;',
+    replace:
+      '    const s = ((run as { successRate?: Record<string, number> }).successRate?.during ?? 0) >= 0.5 ? 0 : null;',
     tests: ['src/report/verdict.test.ts'],
   },
   {
@@ -42,5 +43,13 @@ export const REPORT_KNOCKOUTS: Knockout[] = [
     find: '    const group = declared.length > 0 ? (file.variants?.[name]?.group ?? null) : null;',
     replace: '    const group = null;',
     tests: ['src/sim/scenario/groups.test.ts', 'src/sim/run.test.ts'],
+  },
+  {
+    id: 'verdict-slowest-seed',
+    mechanism: "a variant's recovery over seeds is its slowest seed's (report, terminal table, lab), not a kinder one",
+    file: 'src/sim/metrics/verdict.ts',
+    find: '    if (slowestS === null || s > slowestS) slowestS = s;',
+    replace: '    if (slowestS === null || s < slowestS) slowestS = s;',
+    tests: ['src/sim/metrics/verdict.test.ts', 'src/report/table.test.ts'],
   },
 ];

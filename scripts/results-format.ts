@@ -1,6 +1,7 @@
 // Building blocks of docs/results.md: the results' shape, number formats, Markdown tables and look-ups into runs.
 
 import type { RunSummary, SimulationResult, TimeseriesRow } from '../src/sim/index.js';
+import { recoveryOverSeeds } from '../src/sim/metrics/verdict.js';
 import type { QueueingCheck } from './results-queueing.js';
 
 /** One sweep of the seed's fast-error question: checkout-fast-errors' variants at several failure rates. */
@@ -99,23 +100,30 @@ export function rate(run: RunSummary, window: string): number {
   return run.successRate[window] ?? Number.NaN;
 }
 
-/** "recovers ×3 (0.0 / 1.0 / 0.0 s)", "never ×3", "no trigger" (no fault to recover from), or which seeds disagree. */
+/**
+ * "recovers ×3 (0.0 / 1.0 / 0.0 s)", "never ×3", "no trigger" (no fault to recover from), or which seeds disagree:
+ * the one verdict over seeds (src/sim/metrics/verdict.ts recoveryOverSeeds), written for the results docs.
+ */
 export function recoveryVerdict(result: SimulationResult, variant: string): string {
   const runs = runsOf(result, variant);
-  if (runs.every((r) => r.trigger === null)) return 'no trigger';
-  const recovered = runs.filter((r) => r.recoverySeconds !== null);
-  if (recovered.length === runs.length) {
-    return `recovers ×${runs.length} (${runs.map((r) => num(r.recoverySeconds ?? 0, 1)).join(' / ')} s)`;
+  const recovery = recoveryOverSeeds(runs);
+  switch (recovery.verdict) {
+    case 'no-trigger':
+      return 'no trigger';
+    case 'never':
+      return `never ×${recovery.triggered}`;
+    case 'recovers': {
+      const times = runs.filter((r) => r.trigger !== null).map((r) => num(r.recoverySeconds ?? 0, 1));
+      return `recovers ×${recovery.triggered} (${times.join(' / ')} s)`;
+    }
+    case 'some-seeds':
+      return `**split**: recovers with seed ${recovery.recoveredSeeds.join(', ')}, never with ${recovery.neverSeeds.join(', ')}`;
   }
-  if (recovered.length === 0) return `never ×${runs.length}`;
-  const seedsOf = (list: RunSummary[]) => list.map((r) => r.seed).join(', ');
-  const never = runs.filter((r) => r.recoverySeconds === null);
-  return `**split**: recovers with seed ${seedsOf(recovered)}, never with ${seedsOf(never)}`;
 }
 
+/** Every seed says the same about recovery (the one verdict is not 'some-seeds'). */
 export function seedsAgree(result: SimulationResult, variant: string): boolean {
-  const verdicts = new Set(runsOf(result, variant).map((r) => r.recoverySeconds === null));
-  return verdicts.size === 1;
+  return recoveryOverSeeds(runsOf(result, variant)).verdict !== 'some-seeds';
 }
 
 /** Smallest and largest value over the seeds, e.g. "0.0–0.4 %". */

@@ -25,15 +25,9 @@ const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 /** A local limit refused the attempt before any I/O (upstream.ts). */
 const SHED_LOCALLY: Outcome = { kind: 'shed-locally' };
 
-/** Stop reasons under which the last response still goes to the caller even with rejectOnGiveUp (Seawall did not give up on it). */
+/** The last response still goes to the caller with rejectOnGiveUp unless Seawall gave up on it (policy isGiveUp). */
 function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
-  return (
-    !rejectOnGiveUp ||
-    reason === 'succeeded' ||
-    reason === 'not-retryable' ||
-    reason === 'unsafe-to-retry' ||
-    reason === 'unclaimed-error' // the policy never retries it: the response is the answer, as for not-retryable
-  );
+  return !rejectOnGiveUp || (reason !== 'aborted' && !isGiveUp(reason));
 }
 
 /** Settings plus telemetry: one per createFetch / retryInterceptor / createExecutor. */

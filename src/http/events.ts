@@ -128,10 +128,8 @@ export const shedChannel = diagnostics.channel(SEAWALL_CHANNELS.shed);
 export const dropChannel = diagnostics.channel(SEAWALL_CHANNELS.drop);
 export const cancelChannel = diagnostics.channel(SEAWALL_CHANNELS.cancel);
 
-/** Stop reasons that are a give-up: a retryable failure not retried. not-retryable, succeeded, aborted are not. */
-export function isGiveUp(reason: StopReason): boolean {
-  return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';
-}
+/** Stop reasons that are a give-up: the policy's one set, beside StopReason (policy/types.ts GIVE_UP_REASONS). */
+export { isGiveUp } from '../policy/types.js';
 
 /** What a hook threw, as text, whatever it threw (an object String() cannot convert must not escape the catch). */
 function describeThrown(error: unknown): string {

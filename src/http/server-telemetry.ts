@@ -1,6 +1,7 @@
 // Callee-side telemetry: the queue-wait histogram behind stats(), OpenTelemetry instruments and the caller's trace.
 
 import type { HeaderSource } from '../policy/deadline.js';
+import { LatencyHistogram } from '../policy/latency-histogram.js';
 import type { ServerGate, ServerStats } from './server-core.js';
 import { type HeaderGetter, loadOpenTelemetry, openTelemetry } from './telemetry.js';
 import { SummedSources } from './telemetry-sum.js';
@@ -36,12 +37,13 @@ export interface WaitHistogramSnapshot {
   buckets: { leMs: number; count: number }[];
 }
 
-/** Fixed-bucket histogram of queue waits (no per-sample allocation), optionally mirrored to an OTel histogram. */
+/**
+ * Queue waits in the one latency histogram (policy/latency-histogram.ts, the simulator's and the lab's too; no
+ * per-sample allocation), optionally mirrored to an OTel histogram. The snapshot's cumulative buckets are read off
+ * it at WAIT_BUCKETS_MS, at its resolution (a wait within 0.8 % above a bound may count in the next bucket).
+ */
 export class WaitHistogram {
-  private readonly counts = new Array<number>(WAIT_BUCKETS_MS.length + 1).fill(0);
-  private count = 0;
-  private sumMs = 0;
-  private maxMs = 0;
+  private readonly waits = new LatencyHistogram();
   /** @internal */ sink: HistogramSink | null = null;
   /** @internal */ sinkAttributes: Attributes = {};
   /** @internal looks at the global meter provider again (an SDK registered after the gate was made) */
@@ -49,12 +51,7 @@ export class WaitHistogram {
 
   /** `nowMs`: the clock the caller already read (admission reads it anyway), for the once-a-second provider check. */
   record(waitedMs: number, nowMs = Date.now()): void {
-    let i = 0;
-    while (i < WAIT_BUCKETS_MS.length && waitedMs > (WAIT_BUCKETS_MS[i] as number)) i++;
-    this.counts[i] = (this.counts[i] as number) + 1;
-    this.count++;
-    this.sumMs += waitedMs;
-    if (waitedMs > this.maxMs) this.maxMs = waitedMs;
+    this.waits.record(waitedMs);
     // Runs once per admitted request: all it costs is a comparison, until a second has passed.
     const watch = this.watch;
     if (watch !== null && nowMs >= watch.nextCheckMs) watch.check(nowMs);
@@ -62,12 +59,9 @@ export class WaitHistogram {
   }
 
   snapshot(): WaitHistogramSnapshot {
-    let cumulative = 0;
-    const buckets = this.counts.map((n, i) => {
-      cumulative += n;
-      return { leMs: WAIT_BUCKETS_MS[i] ?? Infinity, count: cumulative };
-    });
-    return { count: this.count, sumMs: this.sumMs, maxMs: this.maxMs, buckets };
+    const waits = this.waits;
+    const buckets = [...WAIT_BUCKETS_MS, Infinity].map((leMs) => ({ leMs, count: waits.countAtMost(leMs) }));
+    return { count: waits.count, sumMs: waits.sumMs, maxMs: waits.maxMs, buckets };
   }
 }
 

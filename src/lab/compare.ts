@@ -1,6 +1,7 @@
 // Lab against simulator, per variant: the recovery verdict, success per window, amplification at the deepest service.
 
 import { deepestService, type RunSummary } from '../sim/metrics/summary.js';
+import { recoveryOverSeeds } from '../sim/metrics/verdict.js';
 import type { ModelSpec } from '../sim/scenario/types.js';
 
 /** Success rates per window may differ by at most this many points (0.10 = 10 points). */
@@ -20,10 +21,10 @@ export interface Comparison {
   checks: Check[];
 }
 
-/** 'no trigger' when the run had no fault to recover from (then recoverySeconds is null too). */
+/** The one recovery verdict (src/sim/metrics/verdict.ts) of one run: 'no trigger' when it had no fault to recover from. */
 const verdict = (run: RunSummary): string => {
-  if (run.trigger === null) return 'no trigger';
-  return run.recoverySeconds === null ? 'never' : 'recovers';
+  const judged = recoveryOverSeeds([run]).verdict;
+  return judged === 'no-trigger' ? 'no trigger' : judged;
 };
 
 /** The checks docs/lab.md states: the three criteria of the issue, every window. */

@@ -1,8 +1,8 @@
 // OpenLoopUsers: arrivals follow the Poisson clock whatever the server does, and each user leaves at its patience.
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listenLoopback } from '../../test/http/servers.js';
 import { createRandom } from '../policy/random.js';
 import { OpenLoopUsers } from './load.js';
 import { LAB_PARENT_HEADER } from './records.js';
@@ -20,13 +20,9 @@ async function server(answer: (res: ServerResponse) => void) {
     parents.push(String(req.headers[LAB_PARENT_HEADER]));
     answer(res);
   });
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  close = () =>
-    new Promise<void>((resolve) => {
-      s.closeAllConnections();
-      s.close(() => resolve());
-    });
-  return { origin: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, parents };
+  const loopback = await listenLoopback(s);
+  close = loopback.close;
+  return { origin: loopback.origin, parents };
 }
 
 function users(origin: string, ratePerS: number, patienceMs: number | null, endMs: number) {

@@ -63,29 +63,29 @@ function chain(userEnd: number, bffAttemptEnd: number, bffAnswered: boolean, cou
 describe('ChainJudge: wasted work is judged over the whole chain', () => {
   it('finds an execution useful when the user and every caller above it still wait when it finishes', () => {
     const { judge, parent } = chain(1600, 1600, true, 1501);
-    expect(judge.awaited(parent, 1500)).toBe(true);
+    expect(judge.wasted(parent, 1500)).toBe(false);
   });
 
   it('finds it wasted when an upper caller gave up although its direct caller still waits (a retrying middle layer)', () => {
     // The BFF's attempt timed out at 1000; coupon-api keeps waiting on member-api, as bad's coupon-api does.
     const { judge, parent } = chain(1600, 1000, false, 1501);
-    expect(judge.awaited(parent, 1500)).toBe(false);
+    expect(judge.wasted(parent, 1500)).toBe(true);
   });
 
   it('finds it wasted when the user is gone, and when the direct caller stopped waiting', () => {
-    expect(chain(1400, 1600, true, 1501).judge.awaited(chain(1400, 1600, true, 1501).parent, 1500)).toBe(false);
+    expect(chain(1400, 1600, true, 1501).judge.wasted(chain(1400, 1600, true, 1501).parent, 1500)).toBe(true);
     const direct = chain(1600, 1600, true, 1200);
     // The coupon-api attempt is marked answered in chain(); an unanswered one that ended at 1200 is not awaited.
     const coupon = direct.judge as unknown as { run: { services: ServiceRecords[] } };
     (coupon.run.services[1] as ServiceRecords).attempts.answered[0] = 0;
-    expect(direct.judge.awaited(direct.parent, 1500)).toBe(false);
+    expect(direct.judge.wasted(direct.parent, 1500)).toBe(true);
   });
 
   it('finds it wasted when the caller already answered its own request (a parallel sibling failed first)', () => {
     const { judge, parent } = chain(1600, 1600, true, 1501);
     const run = (judge as unknown as { run: { services: ServiceRecords[] } }).run;
     (run.services[1] as ServiceRecords).inbound.endMs[0] = 1400;
-    expect(judge.awaited(parent, 1500)).toBe(false);
+    expect(judge.wasted(parent, 1500)).toBe(true);
   });
 
   it('finds the answer that went all the way up useful although the clocks of the processes disagree by 0.1 ms', () => {
@@ -102,17 +102,17 @@ describe('ChainJudge: wasted work is judged over the whole chain', () => {
     const toMember = attempt(coupon, 'member-api', c, 3, 1499.95, true);
     inbound(member, toMember, 4, 1000, 1500);
     const judge = new ChainJudge({ users, services: [bff, coupon, member] }, 120_000);
-    expect(judge.awaited(toMember, 1500)).toBe(true);
+    expect(judge.wasted(toMember, 1500)).toBe(false);
     // ... while a user who gave up (no answer) before the execution ended still makes it wasted
     users.status[0] = 0;
-    expect(judge.awaited(toMember, 1500)).toBe(false);
+    expect(judge.wasted(toMember, 1500)).toBe(true);
   });
 
   it('counts a chain it cannot follow (an unknown parent) as nobody waiting', () => {
     const { judge } = chain(1600, 1600, true, 1501);
-    expect(judge.awaited('7.0', 10)).toBe(false);
-    expect(judge.awaited('', 10)).toBe(false);
-    expect(judge.awaited('u.99', 10)).toBe(false);
+    expect(judge.wasted('7.0', 10)).toBe(true);
+    expect(judge.wasted('', 10)).toBe(true);
+    expect(judge.wasted('u.99', 10)).toBe(true);
   });
 });
 

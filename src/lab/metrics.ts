@@ -3,6 +3,7 @@
 import { Metrics, type WindowDef } from '../sim/metrics/collector.js';
 import type { EdgeSummary } from '../sim/metrics/edges.js';
 import { type RunSummary, summarize, type TimeseriesRow, timeseries } from '../sim/metrics/summary.js';
+import { type WorkChain, wastedOnChain } from '../sim/model/wasted.js';
 import type { ModelSpec } from '../sim/scenario/types.js';
 import type { ServiceRecords, UserRecords } from './records.js';
 
@@ -11,19 +12,25 @@ export interface LabRun {
   services: ServiceRecords[];
 }
 
+/** An attempt's key in the logs (`<service index>.<attempt id>`), read. */
+interface AttemptLink {
+  service: ServiceRecords;
+  id: number;
+}
+
 /**
- * Wasted work, the simulator's rule (src/sim/model/wasted.ts) read off the lab's logs: an execution is wasted when,
- * at the instant it finishes, its result can no longer reach a waiting user: the user has ended, or some attempt on
- * the chain from the user down to it is no longer awaited by the caller that sent it, at any level. An attempt is
- * awaited at time T when the caller got its answer (which the request below it produced, so it waited past T) or was
- * still waiting at T, and the request it was made for was still being handled at T.
+ * Wasted work, the simulator's rule (src/sim/model/wasted.ts wastedOnChain) over the lab's logs: this class is the
+ * lab's WorkChain, a link being the key of the request that brought an execution (`u.<id>` for a user's request,
+ * `<service>.<attempt>` for an attempt). An attempt is awaited at time T when the caller got its answer (which the
+ * request below it produced, so it waited past T) or was still waiting at T; the request it was made for is still
+ * handled at T when it had not ended by then.
  *
  * The processes' clocks agree to within an IPC round trip (run.ts measures each offset), a few tens of µs, but an
- * answer crosses loopback in about as little: so the rule compares times of one process wherever the logs allow.
+ * answer crosses loopback in about as little: so the chain compares times of one process wherever the logs allow.
  * An answered link needs no comparison; the request it was made for is in hand if it ended after the answer came (one
  * clock); only a link that gave up (a timeout, an abort) or a request ended early is compared with T across clocks.
  */
-export class ChainJudge {
+export class ChainJudge implements WorkChain<string> {
   private readonly byIndex: Map<number, ServiceRecords>;
 
   constructor(
@@ -33,33 +40,51 @@ export class ChainJudge {
     this.byIndex = new Map(run.services.map((s) => [s.index, s]));
   }
 
-  /** Is the parent behind key `parent` (`u.<id>` or `<service>.<attempt>`) still waiting at `t`, all the way up? */
-  awaited(parent: string, t: number): boolean {
-    for (let depth = 0; depth < 64; depth++) {
-      if (/^u\.\d+$/.test(parent)) {
-        const id = Number(parent.slice(2));
-        const end = this.run.users.endMs[id];
-        if (end === undefined) return false;
-        // Answered: by the entry request, which was in hand at t, so the user waited past t.
-        if ((this.run.users.status[id] ?? 0) !== 0) return true;
-        return end < 0 || end >= this.durationMs || end > t;
-      }
-      const key = /^(\d+)\.(\d+)$/.exec(parent);
-      if (key === null) return false;
-      const service = this.byIndex.get(Number(key[1]));
-      const id = Number(key[2]);
-      const a = service?.attempts;
-      if (service === undefined || a === undefined || a.endMs[id] === undefined) return false;
-      const end = a.endMs[id] as number;
-      const answered = a.answered[id] === 1;
-      if (!answered && !(end < 0 || end > t)) return false;
-      // The request the attempt was made for must still be in hand (a parallel sibling's failure may have ended it).
-      const request = a.request[id] as number;
-      const handled = service.inbound.endMs[request] ?? -1;
-      if (handled >= 0 && !(answered && handled >= end) && handled < t) return false;
-      parent = service.inbound.parent[request] ?? '';
-    }
-    return false;
+  /** Is the execution that `parent` (the key of the request that brought it) started wasted when it ends at `t`? */
+  wasted(parent: string, t: number): boolean {
+    return wastedOnChain(this, parent, t);
+  }
+
+  isUser(link: string): boolean {
+    return /^u\.\d+$/.test(link);
+  }
+
+  userWaits(link: string, t: number): boolean {
+    const id = Number(link.slice(2));
+    const end = this.run.users.endMs[id];
+    if (end === undefined) return false;
+    // Answered: by the entry request, which was in hand at t, so the user waited past t.
+    if ((this.run.users.status[id] ?? 0) !== 0) return true;
+    return end < 0 || end >= this.durationMs || end > t;
+  }
+
+  awaited(link: string, t: number): boolean {
+    const a = this.attempt(link);
+    if (a === null) return false;
+    const end = a.service.attempts.endMs[a.id] as number;
+    return a.service.attempts.answered[a.id] === 1 || end < 0 || end > t;
+  }
+
+  callerHandling(link: string, t: number): boolean {
+    const a = this.attempt(link) as AttemptLink;
+    const attempts = a.service.attempts;
+    const handled = a.service.inbound.endMs[attempts.request[a.id] as number] ?? -1;
+    const answeredBefore = attempts.answered[a.id] === 1 && handled >= (attempts.endMs[a.id] as number);
+    return handled < 0 || answeredBefore || handled >= t;
+  }
+
+  up(link: string): string {
+    const a = this.attempt(link) as AttemptLink;
+    return a.service.inbound.parent[a.service.attempts.request[a.id] as number] ?? '';
+  }
+
+  private attempt(link: string): AttemptLink | null {
+    const key = /^(\d+)\.(\d+)$/.exec(link);
+    if (key === null) return null;
+    const service = this.byIndex.get(Number(key[1]));
+    const id = Number(key[2]);
+    if (service === undefined || service.attempts.endMs[id] === undefined) return null;
+    return { service, id };
   }
 }
 
@@ -101,7 +126,7 @@ export function labSummary(
       metrics.executionStarted(si, r.waitedMs[i] as number, start);
       const end = r.endMs[i] as number;
       if (end < 0 || end >= durationMs) continue;
-      metrics.executionFinished(si, !judge.awaited(r.parent[i] as string, end), end);
+      metrics.executionFinished(si, judge.wasted(r.parent[i] as string, end), end);
     }
     const g = s.gauges;
     for (let b = 0; b < metrics.binCount && b < g.queueLength.length; b++) {

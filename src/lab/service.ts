@@ -8,6 +8,8 @@ import { createRandom, type Random } from '../policy/random.js';
 import { LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../policy/shed.js';
 import { Sampler } from '../sim/model/distributions.js';
 import type { FaultState } from '../sim/model/fault-state.js';
+import { refusalWithoutSeawall } from '../sim/model/plain-refusal.js';
+import { answerAfterCall, CALLS_NEXT, CALLS_WAIT, requiredFailure } from '../sim/model/service-answer.js';
 import type { ErrorSpec } from '../sim/scenario/types.js';
 import { AttemptRecorder } from './attempts.js';
 import type { LabDatabase } from './db.js';
@@ -226,9 +228,8 @@ export class LabService {
         this.plainQueued[i] = 1;
         break;
       case OFFER_REJECT: {
-        // A plain server's refusal carries the standard Retry-After only (as the simulator's refusalHeaders).
-        const retryAfter = shedder.rejected.headers['retry-after'];
-        res.writeHead(shedder.rejected.status, retryAfter === undefined ? {} : { 'retry-after': retryAfter }).end();
+        // A plain server's refusal: the simulator's own rule (plain-refusal.ts), the standard Retry-After only.
+        res.writeHead(shedder.rejected.status, { ...refusalWithoutSeawall(shedder.rejected.headers) }).end();
         break;
       }
       default:
@@ -297,19 +298,44 @@ export class LabService {
     return null;
   }
 
-  /** The service's calls, in order (or all at once when parallel); the first required one to fail decides. */
-  private async callAll(inbound: number, user: number): Promise<number> {
-    const plan = this.start.plan;
-    if (plan.parallel) {
-      const statuses = await Promise.all(this.clients.map((c) => c.send(inbound, user)));
-      const failed = statuses.findIndex((s, k) => s >= 400 && !(this.clients[k] as EdgeClient).call.optional);
-      return failed < 0 ? 200 : (statuses[failed] as number);
-    }
-    for (const c of this.clients) {
-      const status = await c.send(inbound, user);
-      if (status >= 400 && !c.call.optional) return status;
-    }
-    return 200;
+  /**
+   * The service's calls, in order (or all at once when parallel), answered by the simulator's rule
+   * (src/sim/model/service-answer.ts): the first required call to fail answers at once, parallel siblings still out
+   * run on unawaited (execute() then frees the worker), and 200 once every call succeeded or failed optionally.
+   */
+  private callAll(inbound: number, user: number): Promise<number> {
+    const clients = this.clients;
+    const parallel = this.start.plan.parallel;
+    if (clients.length === 0) return Promise.resolve(200);
+    return new Promise<number>((resolve, reject) => {
+      let out = 0;
+      let answered = false;
+      const send = (k: number) => {
+        const client = clients[k] as EdgeClient;
+        out++;
+        client.send(inbound, user).then(
+          (status) => {
+            out--;
+            if (answered) return; // a sibling's failure answered already: nobody awaits this one
+            const failure = requiredFailure(status < 400, client.call.optional, status);
+            const answer = answerAfterCall(parallel, failure, k, clients.length, out > 0);
+            if (answer === CALLS_NEXT) send(k + 1);
+            else if (answer !== CALLS_WAIT) {
+              answered = true;
+              resolve(answer);
+            }
+          },
+          (error: unknown) => {
+            out--;
+            if (answered) return;
+            answered = true;
+            reject(error);
+          },
+        );
+      };
+      if (!parallel) send(0);
+      else for (let k = 0; k < clients.length; k++) send(k);
+    });
   }
 }
 

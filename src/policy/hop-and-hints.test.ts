@@ -75,30 +75,30 @@ describe('hint lists', () => {
   });
 
   it('joins only a whole day name (anchored): "XMon" and "Monx" start no date', () => {
-    expect(parseRetryAfter('XMon, 5', NOW)).toEqual({ ok: true, delayMs: 5000, capped: false });
-    expect(parseRetryAfter('Monx, 5', NOW)).toEqual({ ok: true, delayMs: 5000, capped: false });
+    expect(parseRetryAfter('XMon, 5', NOW)).toEqual({ ok: true, delayMs: 5000, bounded: false });
+    expect(parseRetryAfter('Monx, 5', NOW)).toEqual({ ok: true, delayMs: 5000, bounded: false });
   });
 
   it('reads a leading comma as an empty member, in both forms of the wait', () => {
-    expect(parseRetryAfter(',5', NOW)).toEqual({ ok: true, delayMs: 5000, capped: false });
-    expect(parseRetryAfterMs(',5')).toEqual({ ok: true, delayMs: 5, capped: false });
+    expect(parseRetryAfter(',5', NOW)).toEqual({ ok: true, delayMs: 5000, bounded: false });
+    expect(parseRetryAfterMs(',5')).toEqual({ ok: true, delayMs: 5, bounded: false });
   });
 
   it('reads retry-after-ms lists like Retry-After lists', () => {
     expect(parseRetryAfterMs(null)).toEqual({ ok: false, reason: 'absent' });
-    expect(parseRetryAfterMs('100, 200')).toEqual({ ok: true, delayMs: 200, capped: false });
-    expect(parseRetryAfterMs(['200', '100'])).toEqual({ ok: true, delayMs: 200, capped: false });
-    expect(parseRetryAfterMs(['x', '100'])).toEqual({ ok: true, delayMs: 100, capped: false });
+    expect(parseRetryAfterMs('100, 200')).toEqual({ ok: true, delayMs: 200, bounded: false });
+    expect(parseRetryAfterMs(['200', '100'])).toEqual({ ok: true, delayMs: 200, bounded: false });
+    expect(parseRetryAfterMs(['x', '100'])).toEqual({ ok: true, delayMs: 100, bounded: false });
     expect(parseRetryAfterMs(['x', 'y'])).toEqual({ ok: false, reason: 'malformed' });
-    expect(parseRetryAfterMs(' 12\t')).toEqual({ ok: true, delayMs: 12, capped: false });
+    expect(parseRetryAfterMs(' 12\t')).toEqual({ ok: true, delayMs: 12, bounded: false });
     expect(parseRetryAfterMs('1.5a')).toEqual({ ok: false, reason: 'malformed' });
     expect(parseRetryAfterMs('1./')).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('takes retry-after-ms only when it refines Retry-After: 0 beside "1" is a disagreement, so the longer wait', () => {
-    expect(serverWait('1', '0', NOW)).toEqual({ ok: true, delayMs: 1000, capped: false });
-    expect(serverWait('1', '1', NOW)).toEqual({ ok: true, delayMs: 1, capped: false });
-    expect(serverWait('2', '1000', NOW)).toEqual({ ok: true, delayMs: 2000, capped: false });
+    expect(serverWait('1', '0', NOW)).toEqual({ ok: true, delayMs: 1000, bounded: false });
+    expect(serverWait('1', '1', NOW)).toEqual({ ok: true, delayMs: 1, bounded: false });
+    expect(serverWait('2', '1000', NOW)).toEqual({ ok: true, delayMs: 2000, bounded: false });
   });
 
   it('keeps the longest pushback of a list, whatever its place', () => {
@@ -217,17 +217,17 @@ describe('more edges found by mutation testing', () => {
     expect(parseRetryAfter(' Sun, 06 Nov 1994 08:49:37 GMT\t', NOW)).toEqual({
       ok: true,
       delayMs: 7000,
-      capped: false,
+      bounded: false,
     });
   });
 
   it('reads a lone asctime date (no comma: the one-member path) with blanks around it', () => {
-    expect(parseRetryAfter(' Sun Nov  6 08:49:37 1994\t', NOW)).toEqual({ ok: true, delayMs: 7000, capped: false });
+    expect(parseRetryAfter(' Sun Nov  6 08:49:37 1994\t', NOW)).toEqual({ ok: true, delayMs: 7000, bounded: false });
   });
 
   it('reads every fraction digit of retry-after-ms, 9 included', () => {
-    expect(parseRetryAfterMs('1.9')).toEqual({ ok: true, delayMs: 2, capped: false });
-    expect(parseRetryAfterMs('0.09')).toEqual({ ok: true, delayMs: 1, capped: false });
+    expect(parseRetryAfterMs('1.9')).toEqual({ ok: true, delayMs: 2, bounded: false });
+    expect(parseRetryAfterMs('0.09')).toEqual({ ok: true, delayMs: 1, bounded: false });
   });
 
   it('trims a trailing space or tab of a pushback', () => {

@@ -2,35 +2,36 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { propertyRuns } from '../../test/property-runs.js';
-import { parseGrpcPushback, parseRetryAfter, serverWait } from './retry-after.js';
+import { MAX_SERVER_WAIT_MS, parseGrpcPushback, parseRetryAfter, serverWait } from './retry-after.js';
 
 // RFC 9110 §5.6.7 example instant: Sun, 06 Nov 1994 08:49:37 GMT; "now" is 7 s before it.
 const NOW = Date.UTC(1994, 10, 6, 8, 49, 37) - 7000;
 
 describe('serverWait: Retry-After with retry-after-ms', () => {
   it('prefers retry-after-ms when it refines Retry-After (what a Seawall server sends: "1" and "200")', () => {
-    expect(serverWait('1', '200', NOW)).toEqual({ ok: true, delayMs: 200, capped: false });
-    expect(serverWait('2', '1500', NOW)).toEqual({ ok: true, delayMs: 1500, capped: false });
+    expect(serverWait('1', '200', NOW)).toEqual({ ok: true, delayMs: 200, bounded: false });
+    expect(serverWait('2', '1500', NOW)).toEqual({ ok: true, delayMs: 1500, bounded: false });
   });
 
   it('takes the longer wait when the two disagree (a proxy rewrote one of them)', () => {
-    expect(serverWait('30', '200', NOW)).toEqual({ ok: true, delayMs: 30_000, capped: false });
-    expect(serverWait('0', '200', NOW)).toEqual({ ok: true, delayMs: 200, capped: false });
+    expect(serverWait('30', '200', NOW)).toEqual({ ok: true, delayMs: 30_000, bounded: false });
+    expect(serverWait('0', '200', NOW)).toEqual({ ok: true, delayMs: 200, bounded: false });
   });
 
   it('uses either alone, and ignores a malformed one beside a valid one', () => {
-    expect(serverWait(undefined, '250', NOW)).toEqual({ ok: true, delayMs: 250, capped: false });
-    expect(serverWait('3', undefined, NOW)).toEqual({ ok: true, delayMs: 3000, capped: false });
-    expect(serverWait('soon', '250', NOW)).toEqual({ ok: true, delayMs: 250, capped: false });
-    expect(serverWait('3', 'soon', NOW)).toEqual({ ok: true, delayMs: 3000, capped: false });
+    expect(serverWait(undefined, '250', NOW)).toEqual({ ok: true, delayMs: 250, bounded: false });
+    expect(serverWait('3', undefined, NOW)).toEqual({ ok: true, delayMs: 3000, bounded: false });
+    expect(serverWait('soon', '250', NOW)).toEqual({ ok: true, delayMs: 250, bounded: false });
+    expect(serverWait('3', 'soon', NOW)).toEqual({ ok: true, delayMs: 3000, bounded: false });
     expect(serverWait(undefined, undefined, NOW)).toEqual({ ok: false, reason: 'absent' });
     expect(serverWait('soon', undefined, NOW)).toEqual({ ok: false, reason: 'malformed' });
     expect(serverWait(undefined, 'soon', NOW)).toEqual({ ok: false, reason: 'malformed' });
   });
 
-  it('caps the result', () => {
-    expect(serverWait('1000', undefined, NOW, 5000)).toEqual({ ok: true, delayMs: 5000, capped: true });
-    expect(serverWait(undefined, '999999999', NOW, 5000)).toEqual({ ok: true, delayMs: 5000, capped: true });
+  it('returns the wait the server asked for, not capped (the policy decides), bounded only at the timer limit', () => {
+    expect(serverWait('1000', undefined, NOW)).toEqual({ ok: true, delayMs: 1_000_000, bounded: false });
+    expect(serverWait(undefined, '999999999', NOW)).toEqual({ ok: true, delayMs: 999_999_999, bounded: false });
+    expect(serverWait('9'.repeat(400), '5', NOW)).toEqual({ ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true });
   });
 });
 
@@ -49,7 +50,7 @@ describe('a hint sent more than once', () => {
     ['1, Sun, 06 Nov 1994 08:49:37 GMT', 7000],
     ['Sunday, 06-Nov-94 08:49:37 GMT, 3', 7000],
   ])('reads Retry-After %j as the longest valid wait, %d ms', (value, ms) => {
-    expect(parseRetryAfter(value as string | string[], NOW)).toEqual({ ok: true, delayMs: ms, capped: false });
+    expect(parseRetryAfter(value as string | string[], NOW)).toEqual({ ok: true, delayMs: ms, bounded: false });
   });
 
   it('reads a list with no valid member as its first failure, and an empty list as absent', () => {

@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_RETRY_AFTER_MS,
   formatRetryAfter,
   formatRetryAfterMs,
+  MAX_SERVER_WAIT_MS,
   parseGrpcPushback,
   parseHttpDate,
   parseRetryAfter,
@@ -34,27 +35,23 @@ describe('parseRetryAfter: delay-seconds', () => {
     [' 1 ', 1000],
     ['\t2\t', 2000],
   ])('reads %j as %d ms (fractions rounded up to a whole ms)', (text, ms) => {
-    expect(parseRetryAfter(text, NOW)).toEqual({ ok: true, delayMs: ms, capped: false });
+    expect(parseRetryAfter(text, NOW)).toEqual({ ok: true, delayMs: ms, bounded: false });
   });
 
-  it('caps the wait at five minutes by default, and not a wait exactly at the cap', () => {
+  it('returns the true wait, not capped at maxRetryAfter (the policy refuses a longer one), bounded for overflow only', () => {
     expect(DEFAULT_MAX_RETRY_AFTER_MS).toBe(300_000);
-    expect(parseRetryAfter('300', NOW)).toEqual({ ok: true, delayMs: 300_000, capped: false });
-    expect(parseRetryAfter('300.001', NOW)).toEqual({ ok: true, delayMs: 300_000, capped: true });
-    expect(parseRetryAfter('9'.repeat(400), NOW)).toEqual({ ok: true, delayMs: 300_000, capped: true });
-  });
-
-  it('honours a custom cap, falling back to the default for a NaN or negative one', () => {
-    expect(parseRetryAfter('1', NOW, 1000)).toEqual({ ok: true, delayMs: 1000, capped: false });
-    expect(parseRetryAfter('1.001', NOW, 1000)).toEqual({ ok: true, delayMs: 1000, capped: true });
-    expect(parseRetryAfter('1', NOW, 0)).toEqual({ ok: true, delayMs: 0, capped: true });
-    expect(parseRetryAfter('0', NOW, 0)).toEqual({ ok: true, delayMs: 0, capped: false });
-    expect(parseRetryAfter('400', NOW, Number.NaN)).toEqual({ ok: true, delayMs: 300_000, capped: true });
-    expect(parseRetryAfter('400', NOW, -1)).toEqual({ ok: true, delayMs: 300_000, capped: true });
-    expect(parseRetryAfter('400', NOW, Number.POSITIVE_INFINITY)).toEqual({
+    expect(parseRetryAfter('300', NOW)).toEqual({ ok: true, delayMs: 300_000, bounded: false });
+    expect(parseRetryAfter('300.001', NOW)).toEqual({ ok: true, delayMs: 300_001, bounded: false });
+    expect(parseRetryAfter('3600', NOW)).toEqual({ ok: true, delayMs: 3_600_000, bounded: false });
+    // setTimeout's limit (a longer timer fires at once), and the largest grpc-retry-pushback-ms
+    expect(MAX_SERVER_WAIT_MS).toBe(2 ** 31 - 1);
+    expect(parseRetryAfter('2147483.647', NOW)).toEqual({ ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: false });
+    expect(parseRetryAfter('2147483.648', NOW)).toEqual({ ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true });
+    expect(parseRetryAfter('9'.repeat(400), NOW)).toEqual({ ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true });
+    expect(parseRetryAfterMs('9'.repeat(400))).toEqual({
       ok: true,
-      delayMs: 400_000,
-      capped: false,
+      delayMs: MAX_SERVER_WAIT_MS,
+      bounded: true,
     });
   });
 
@@ -100,7 +97,7 @@ describe('parseRetryAfter: HTTP-date', () => {
     ['Sun Nov  6 08:49:37 1994', 'asctime'],
     [' Sun, 06 Nov 1994 08:49:37 GMT ', 'IMF-fixdate with surrounding spaces'],
   ])('waits until %j (%s)', (text) => {
-    expect(parseRetryAfter(text, NOW)).toEqual({ ok: true, delayMs: 7000, capped: false });
+    expect(parseRetryAfter(text, NOW)).toEqual({ ok: true, delayMs: 7000, bounded: false });
   });
 
   it('reads a two-digit asctime day', () => {
@@ -108,17 +105,21 @@ describe('parseRetryAfter: HTTP-date', () => {
   });
 
   it('retries at once for a date in the past, and never returns NaN for a NaN now', () => {
-    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:30 GMT', DATE_MS)).toEqual({ ok: true, delayMs: 0, capped: false });
-    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', DATE_MS)).toEqual({ ok: true, delayMs: 0, capped: false });
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:30 GMT', DATE_MS)).toEqual({ ok: true, delayMs: 0, bounded: false });
+    expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', DATE_MS)).toEqual({ ok: true, delayMs: 0, bounded: false });
     expect(parseRetryAfter('Sun, 06 Nov 1994 08:49:37 GMT', Number.NaN)).toEqual({
       ok: true,
       delayMs: 0,
-      capped: false,
+      bounded: false,
     });
   });
 
-  it('caps a far-future date', () => {
-    expect(parseRetryAfter('Fri, 01 Jan 2100 00:00:00 GMT', NOW)).toEqual({ ok: true, delayMs: 300_000, capped: true });
+  it('returns a far-future date as the true wait, bounded only at the timer limit', () => {
+    expect(parseRetryAfter('Fri, 01 Jan 2100 00:00:00 GMT', NOW)).toEqual({
+      ok: true,
+      delayMs: MAX_SERVER_WAIT_MS,
+      bounded: true,
+    });
   });
 
   it('reads four-digit years below 100 literally, not as 19xx', () => {
@@ -194,10 +195,11 @@ describe('formatRetryAfter', () => {
 
   it('always writes RFC 9110 delay-seconds that read back as at least the wait, and less than a second more (property)', () => {
     fc.assert(
-      fc.property(fc.double({ min: 0, max: 1e12, noNaN: true }), (ms) => {
+      // up to the parsers' bound (MAX_SERVER_WAIT_MS) less the second rounding adds
+      fc.property(fc.double({ min: 0, max: MAX_SERVER_WAIT_MS - 1000, noNaN: true }), (ms) => {
         const text = formatRetryAfter(ms);
         expect(text).toMatch(/^\d+$/);
-        const read = parseRetryAfter(text, 0, Number.POSITIVE_INFINITY);
+        const read = parseRetryAfter(text, 0);
         expect(read.ok).toBe(true);
         const delayMs = (read as { delayMs: number }).delayMs;
         expect(delayMs).toBeGreaterThanOrEqual(ms);
@@ -217,7 +219,7 @@ describe('retry-after-ms', () => {
     ['12.000', 12],
     ['12.001', 13],
   ])('reads %j as %d ms', (text, ms) => {
-    expect(parseRetryAfterMs(text)).toEqual({ ok: true, delayMs: ms, capped: false });
+    expect(parseRetryAfterMs(text)).toEqual({ ok: true, delayMs: ms, bounded: false });
   });
 
   it.each(['', '-1', '1e3', '.5', '5.', 'abc', '0x10', '1 2', 'NaN'])('rejects %j as malformed', (text) => {
@@ -309,8 +311,8 @@ describe('retry-after parsers on arbitrary input', () => {
 
   it('never throw and never return NaN (property)', () => {
     fc.assert(
-      fc.property(crafted, fc.double(), fc.double(), (text, now, cap) => {
-        const read = parseRetryAfter(text, now, cap);
+      fc.property(crafted, fc.double(), (text, now) => {
+        const read = parseRetryAfter(text, now);
         if (read.ok) {
           expect(Number.isNaN(read.delayMs)).toBe(false);
           expect(read.delayMs).toBeGreaterThanOrEqual(0);

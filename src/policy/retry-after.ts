@@ -1,11 +1,23 @@
 // Server-requested waits, read one way everywhere: Retry-After (seconds or HTTP-date), retry-after-ms, grpc-retry-pushback-ms.
 
-/** Default cap on a server-requested wait (5 min, Envoy's max_interval for rate-limited back-off). */
+/**
+ * Default of `maxRetryAfter`, THE cap on a server-requested wait (5 min, Envoy's max_interval for rate-limited
+ * back-off). "Cap" means one thing in Seawall: a server asking for a longer wait than the cap is NOT retried (stop
+ * reason `server-pushback`); the wait is never shortened to the cap (shortening it would retry before the server
+ * said it can serve again). The policy applies it (retry-call.ts); the parsers below never do.
+ */
 export const DEFAULT_MAX_RETRY_AFTER_MS = 300_000;
 
+/**
+ * The longest wait a parser returns: setTimeout's limit (2^31 - 1 ms, about 24.8 days; a longer timer fires at
+ * once), also the largest grpc-retry-pushback-ms (int32). A bound for overflow safety only, not a policy: any wait
+ * this long is far past every sane `maxRetryAfter`, so the policy refuses it all the same.
+ */
+export const MAX_SERVER_WAIT_MS = 2_147_483_647;
+
 export type RetryAfterRead =
-  | { ok: true; delayMs: number; capped: boolean }
-  | { ok: false; reason: 'absent' | 'malformed' | 'negative' };
+  /** `delayMs`: the wait the server asked for; `bounded`: it asked for more than MAX_SERVER_WAIT_MS (then delayMs is that). */
+  { ok: true; delayMs: number; bounded: boolean } | { ok: false; reason: 'absent' | 'malformed' | 'negative' };
 
 export type PushbackRead =
   | { kind: 'absent' }
@@ -142,31 +154,28 @@ function readOneRetryAfter(value: string, nowMs: number): number | 'malformed' |
   return Math.max(atMs - nowMs, 0) || 0; // a date in the past (or a NaN now): retry now
 }
 
-function capRead(delayMs: number, capMs: number): RetryAfterRead {
-  const cap = capMs >= 0 ? capMs : DEFAULT_MAX_RETRY_AFTER_MS;
-  if (delayMs > cap) return { ok: true, delayMs: cap, capped: true };
-  return { ok: true, delayMs, capped: false };
+/** The read as a parser returns it: the true wait, bounded only at MAX_SERVER_WAIT_MS (overflow safety). */
+function boundRead(delayMs: number): RetryAfterRead {
+  if (delayMs > MAX_SERVER_WAIT_MS) return { ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true };
+  return { ok: true, delayMs, bounded: false };
 }
 
 /**
  * Parses Retry-After (RFC 9110 §10.2.3): delay-seconds (the seed's fractions such as "0.2" accepted) or an
  * HTTP-date (wait = max(0, date − now)). Surrounding spaces/tabs are ignored; signs, exponents, inner whitespace
- * and junk are malformed, except that a minus before a valid number reads as 'negative'. Waits above capMs are
- * capped (capped: true). Never throws, never NaN.
+ * and junk are malformed, except that a minus before a valid number reads as 'negative'. The wait is the server's,
+ * not capped (the policy's maxRetryAfter decides whether to wait that long), bounded only at MAX_SERVER_WAIT_MS
+ * (bounded: true). Never throws, never NaN, never infinite.
  *
  * A header sent more than once (several lines, or members joined by commas) is read member by member and the
- * longest valid wait wins: every server hint is a floor, so the most patient one is honoured (still capped).
+ * longest valid wait wins: every server hint is a floor, so the most patient one is honoured.
  * Members that are malformed or negative are skipped; with no valid member, the first member's failure is returned.
  */
-export function parseRetryAfter(
-  value: HeaderValue,
-  nowMs: number,
-  capMs: number = DEFAULT_MAX_RETRY_AFTER_MS,
-): RetryAfterRead {
+export function parseRetryAfter(value: HeaderValue, nowMs: number): RetryAfterRead {
   if (value === null || value === undefined) return ABSENT;
   if (typeof value === 'string' && value.indexOf(',') < 0) {
     const read = readOneRetryAfter(value, nowMs); // the usual case: one line, one member, nothing allocated
-    return typeof read === 'number' ? capRead(read, capMs) : read === 'negative' ? NEGATIVE : MALFORMED;
+    return typeof read === 'number' ? boundRead(read) : read === 'negative' ? NEGATIVE : MALFORMED;
   }
   let best = -1;
   let failure: RetryAfterRead = ABSENT;
@@ -178,7 +187,7 @@ export function parseRetryAfter(
       failure = read === 'negative' ? NEGATIVE : MALFORMED;
     }
   }
-  return best >= 0 ? capRead(best, capMs) : failure;
+  return best >= 0 ? boundRead(best) : failure;
 }
 
 /**
@@ -199,9 +208,9 @@ export function formatRetryAfterMs(ms: number): string {
 
 /**
  * Parses `retry-after-ms`: a non-negative decimal number of ms (a fraction rounds up to a whole ms); several members
- * read like Retry-After's (the longest valid wait wins). Anything else is malformed. Capped like parseRetryAfter.
+ * read like Retry-After's (the longest valid wait wins). Anything else is malformed. Bounded like parseRetryAfter.
  */
-export function parseRetryAfterMs(value: HeaderValue, capMs: number = DEFAULT_MAX_RETRY_AFTER_MS): RetryAfterRead {
+export function parseRetryAfterMs(value: HeaderValue): RetryAfterRead {
   if (value === null || value === undefined) return ABSENT;
   let best = -1;
   let failure: RetryAfterRead = ABSENT;
@@ -214,7 +223,7 @@ export function parseRetryAfterMs(value: HeaderValue, capMs: number = DEFAULT_MA
       failure = MALFORMED;
     }
   }
-  return best >= 0 ? capRead(best, capMs) : failure;
+  return best >= 0 ? boundRead(best) : failure;
 }
 
 /** 1*DIGIT [ "." 1*DIGIT ] ms, surrounding blanks ignored, rounded up; -1 when malformed. */
@@ -246,20 +255,16 @@ function readOneMs(value: string): number {
  * The wait a response asks for, from its Retry-After and retry-after-ms headers (one rule for every driver and the
  * simulator). retry-after-ms is the finer reading of the same hint and wins when it rounds up to Retry-After's
  * whole seconds (what a Seawall server sends: `1` and `200`); when the two disagree otherwise (a proxy rewrote
- * one), the longer wait wins. Either alone is used as it is. Capped at capMs; never NaN.
+ * one), the longer wait wins. Either alone is used as it is. Not capped (RetryPolicy refuses a wait over
+ * maxRetryAfter), bounded like parseRetryAfter; never NaN.
  */
-export function serverWait(
-  retryAfter: HeaderValue,
-  retryAfterMs: HeaderValue,
-  nowMs: number,
-  capMs: number = DEFAULT_MAX_RETRY_AFTER_MS,
-): RetryAfterRead {
-  const fine = parseRetryAfterMs(retryAfterMs, Infinity);
-  const coarse = parseRetryAfter(retryAfter, nowMs, Infinity);
-  if (!fine.ok) return coarse.ok ? capRead(coarse.delayMs, capMs) : coarse.reason === 'absent' ? fine : coarse;
-  if (!coarse.ok) return capRead(fine.delayMs, capMs);
+export function serverWait(retryAfter: HeaderValue, retryAfterMs: HeaderValue, nowMs: number): RetryAfterRead {
+  const fine = parseRetryAfterMs(retryAfterMs);
+  const coarse = parseRetryAfter(retryAfter, nowMs);
+  if (!fine.ok) return coarse.ok ? coarse : coarse.reason === 'absent' ? fine : coarse;
+  if (!coarse.ok) return fine;
   const refines = fine.delayMs <= coarse.delayMs && fine.delayMs > coarse.delayMs - 1000;
-  return capRead(refines ? fine.delayMs : Math.max(fine.delayMs, coarse.delayMs), capMs);
+  return refines ? fine : fine.delayMs >= coarse.delayMs ? fine : coarse;
 }
 
 const INT32_MAX = 2147483647;
@@ -289,8 +294,8 @@ function readOnePushback(value: string): PushbackRead {
  * grpc-retry-pushback-ms (gRPC A6): a signed 32-bit decimal integer. A non-negative value means retry after exactly
  * that many ms; a negative one means do not retry; anything else (junk, out of int32 range) is malformed, which also
  * means do not retry — grpc-js once turned junk into NaN and retried at once. Sent more than once (several lines, or
- * members joined by commas): any member saying "do not retry" wins, else the longest wait. The caller caps the wait
- * (RetryPolicy stops a call whose server asks for more than maxRetryAfter).
+ * members joined by commas): any member saying "do not retry" wins, else the longest wait. The policy applies the
+ * cap (RetryPolicy stops a call whose server asks for more than maxRetryAfter).
  */
 export function parseGrpcPushback(value: HeaderValue): PushbackRead {
   if (value === null || value === undefined) return PUSHBACK_ABSENT;

@@ -265,7 +265,7 @@ export class RetryCall {
         outcome.kind === 'response' &&
         (outcome.retryAfter != null || outcome.retryAfterMs != null)
       ) {
-        const hint = serverWait(outcome.retryAfter, outcome.retryAfterMs, nowMs, Number.POSITIVE_INFINITY);
+        const hint = serverWait(outcome.retryAfter, outcome.retryAfterMs, nowMs);
         if (hint.ok) {
           if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');
           if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait

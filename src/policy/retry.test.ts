@@ -6,6 +6,7 @@ import { compileRetryConditions } from './classify.js';
 import { ConfigError } from './config-error.js';
 import type { Random } from './random.js';
 import { type AttemptPlan, RetryPolicy } from './retry.js';
+import { parseRetryAfter } from './retry-after.js';
 import type { RetryPolicyConfig } from './retry-config.js';
 import type { Outcome, RequestTraits } from './types.js';
 
@@ -152,6 +153,21 @@ describe('RetryPolicy: waits', () => {
     const other = policy({ budget: false }).start(0);
     plan(other.beginAttempt(0));
     expect(other.onOutcome({ kind: 'response', status: 503, retryAfter: 'soon' }, 0)).toEqual({ retryAfterMs: 50 });
+  });
+
+  it('reads one meaning of the cap: the parser returns the wait asked for, the policy refuses it, never shortens it', () => {
+    // retry-after.ts: parsers are not capped (the 300 s default is maxRetryAfter's, applied here only).
+    expect(parseRetryAfter('301', 0)).toEqual({ ok: true, delayMs: 301_000, bounded: false });
+    const call = policy({ budget: false }).start(0);
+    plan(call.beginAttempt(0));
+    expect(call.onOutcome({ kind: 'response', status: 503, retryAfter: '301' }, 0)).toEqual({
+      stop: 'server-pushback',
+    });
+    const patient = policy({ budget: false, maxRetryAfter: '10m', deadline: false }).start(0);
+    plan(patient.beginAttempt(0));
+    expect(patient.onOutcome({ kind: 'response', status: 503, retryAfter: '301' }, 0)).toEqual({
+      retryAfterMs: 301_000,
+    });
   });
 
   it('does not retry when the server asks for a wait beyond maxRetryAfter', () => {

@@ -117,5 +117,29 @@ export const STOP_REASONS = [
 
 export type StopReason = (typeof STOP_REASONS)[number];
 
+/**
+ * The stop reasons that are a GIVE-UP: the policy stopped retrying a failure it would have retried, because
+ * something ran out or forbade the next attempt (attempts, budget, time, the server's pushback, a body that cannot be
+ * sent twice). Every driver publishes `seawall:give-up` / onGiveUp for exactly these, and `rejectOnGiveUp` rejects
+ * exactly these. NOT give-ups: `succeeded`; `aborted` (the caller stopped); and the failures this call never retries
+ * whatever it has left, whose response is the caller's answer: `not-retryable` (the outcome does not match
+ * `retryOn`), `unsafe-to-retry` (the request's own traits forbid a replay: non-idempotent, no key; known before the
+ * first attempt) and `unclaimed-error` (with ownership, a hop below already retried it and published its own
+ * give-up; counting it again at every hop above would turn one failure into one give-up per layer).
+ */
+export const GIVE_UP_REASONS: ReadonlySet<StopReason> = new Set<StopReason>([
+  'body-not-replayable',
+  'attempts-exhausted',
+  'budget-exhausted',
+  'server-pushback',
+  'deadline-would-pass',
+  'deadline-exceeded',
+]);
+
+/** Is a call that stopped for `reason` a give-up (GIVE_UP_REASONS)? */
+export function isGiveUp(reason: StopReason): boolean {
+  return GIVE_UP_REASONS.has(reason);
+}
+
 /** The policy's answer after an attempt: wait and try again, or stop. */
 export type Decision = { retryAfterMs: number } | { stop: StopReason };

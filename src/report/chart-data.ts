@@ -1,5 +1,6 @@
 // The data report.html's script draws from: series per seed × variant × service, groups, colours and chart specs.
 
+import { recoveryOverSeeds } from '../sim/metrics/verdict.js';
 import { type VariantGroup, variantGroups, variantStyles } from './groups.js';
 import type { SimulationResult } from './result.js';
 import { serviceNames, triggerInterval } from './result.js';
@@ -98,7 +99,8 @@ function pickSelected(result: SimulationResult, variants: string[], hint: string
   let bestScore = Number.NEGATIVE_INFINITY;
   for (const v of variants.slice(1)) {
     const runs = result.runs.filter((r) => r.variant === v);
-    if (runs.length === 0 || runs.some((r) => r.trigger !== null && r.recoverySeconds === null)) continue;
+    const verdict = recoveryOverSeeds(runs).verdict; // the one verdict: a variant some seed never recovers in is out
+    if (runs.length === 0 || verdict === 'never' || verdict === 'some-seeds') continue;
     const score = runs.reduce((sum, r) => sum + (last === undefined ? 0 : (r.successRate[last] ?? 0)), 0) / runs.length;
     if (score > bestScore) {
       best = v;

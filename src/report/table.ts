@@ -1,4 +1,6 @@
 // The terminal summary of a simulation: a 100-column table of the figures a user needs first, or --wide for all.
+
+import { recoveryOverSeeds } from '../sim/metrics/verdict.js';
 import { afterTriggerWindow, type RunSummary, type SimulationResult, serviceNames, windowNames } from './result.js';
 import { formatMeanSpread, meanSpread } from './seed-stats.js';
 import {
@@ -154,17 +156,13 @@ function runRow(run: RunSummary, shape: Shape): TextCell[] {
   ];
 }
 
-/** A variant's recovery over seeds: mean±spread when every seed recovered, else how many never did. */
-function recoveryOverSeeds(runs: readonly RunSummary[]): TextCell {
-  const triggered = runs.filter((r) => r.trigger !== null);
-  if (triggered.length === 0) return 'no trigger';
-  const never = triggered.filter((r) => r.recoverySeconds === null).length;
-  if (never === triggered.length) return { text: 'never', tone: 'bad' };
-  if (never > 0) return { text: `${never}/${triggered.length} never`, tone: 'bad' };
-  return formatMeanSpread(
-    triggered.map((r) => r.recoverySeconds),
-    (x) => x.toFixed(1),
-  );
+/** A variant's recovery over seeds (the one verdict, recoveryOverSeeds): its slowest seed, or how many never did. */
+function recoveryOverSeedsCell(runs: readonly RunSummary[]): TextCell {
+  const { verdict, triggered, recovered, slowestS } = recoveryOverSeeds(runs);
+  if (verdict === 'no-trigger') return 'no trigger';
+  if (verdict === 'never') return { text: 'never', tone: 'bad' };
+  if (verdict === 'some-seeds') return { text: `${triggered - recovered}/${triggered} never`, tone: 'bad' };
+  return `≤${(slowestS as number).toFixed(1)}`;
 }
 
 /** The "mean" row of a variant run with several seeds: each figure as mean±spread (seed-stats.ts). */
@@ -178,7 +176,7 @@ function meanRow(runs: readonly RunSummary[], shape: Shape): TextCell[] {
     const stats = meanSpread(runs.map((r) => r.successRate[w]));
     return { text: pct((r) => r.successRate[w]), tone: successTone(stats?.mean) };
   });
-  const recovery = recoveryOverSeeds(runs);
+  const recovery = recoveryOverSeedsCell(runs);
   const wasted = pct((r) => r.wastedWorkFraction);
   if (!shape.wide) {
     const load = ratio((r) => r.amplification[r.deepestService]?.[shape.loadWindow]);
@@ -257,7 +255,9 @@ function legend(shape: Shape, hidden: readonly string[], width: number): string[
     notes.push(`${service} ×: attempts arriving at ${service} per user request, ${when}.`);
   }
   if (shape.seeds.length > 1) {
-    notes.push('mean rows: mean±spread over the seeds; spread is the largest distance of a seed from the mean.');
+    notes.push(
+      "mean rows: mean±spread over the seeds; spread is the largest distance of a seed from the mean; recovery is the slowest seed's (≤).",
+    );
   }
   if (hidden.length > 0)
     notes.push(`Left out to fit ${width} columns: ${hidden.join(', ')} (--wide shows every column).`);

@@ -1,13 +1,14 @@
 // The verdict table at the top of report.html: per variant, recovers or not, success by window, load at the deepest service.
 
+import { type RecoveryVerdict, recoveryOverSeeds } from '../sim/metrics/verdict.js';
 import type { VariantGroup } from './groups.js';
 import { escapeHtml } from './html-escape.js';
 import type { RunSummary, SimulationResult } from './result.js';
 import { afterTriggerWindow, windowNames } from './result.js';
 import { formatPercent, formatRatio } from './table.js';
 
-/** What a variant's runs say about recovery: every seed recovered, none did, some did, or there was no trigger. */
-export type RecoveryVerdict = 'recovers' | 'never' | 'some-seeds' | 'no-trigger';
+/** What a variant's runs say about recovery: the simulator's one verdict over seeds (src/sim/metrics/verdict.ts). */
+export type { RecoveryVerdict } from '../sim/metrics/verdict.js';
 
 export interface VerdictRow {
   variant: string;
@@ -40,7 +41,7 @@ function mean(values: (number | undefined)[]): number | null {
 
 /**
  * The rows, grouped. Reads only RunSummary fields: successRate[window], amplification[deepest][after | total],
- * trigger (null: nothing to recover from), recoverySeconds (null with a trigger: did not recover) and
+ * trigger and recoverySeconds (through recoveryOverSeeds, the one verdict: the slowest seed counts) and
  * wastedWorkFraction.
  */
 export function verdictRows(
@@ -54,12 +55,7 @@ export function verdictRows(
   return groups.flatMap((group) =>
     group.variants.map((variant): VerdictRow => {
       const runs: RunSummary[] = result.runs.filter((r) => r.variant === variant);
-      const triggered = runs.filter((r) => r.trigger !== null);
-      const recovered = triggered.filter((r) => r.recoverySeconds !== null);
-      let verdict: RecoveryVerdict = 'no-trigger';
-      if (triggered.length > 0) {
-        verdict = recovered.length === triggered.length ? 'recovers' : recovered.length === 0 ? 'never' : 'some-seeds';
-      }
+      const recovery = recoveryOverSeeds(runs);
       const success: Record<string, number | null> = {};
       for (const w of windows) success[w] = mean(runs.map((r) => r.successRate[w]));
       const deepest = options.deepest;
@@ -67,10 +63,10 @@ export function verdictRows(
         variant,
         group: group.name,
         description: describe.get(variant) ?? null,
-        verdict,
-        recovered: recovered.length,
+        verdict: recovery.verdict,
+        recovered: recovery.recovered,
         seeds: runs.length,
-        recoveryS: recovered.length === 0 ? null : Math.max(...recovered.map((r) => r.recoverySeconds as number)),
+        recoveryS: recovery.slowestS,
         success,
         load: deepest === null ? null : mean(runs.map((r) => r.amplification[deepest]?.[loadWindow])),
         wasted: mean(runs.map((r) => r.wastedWorkFraction)),

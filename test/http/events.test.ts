@@ -103,6 +103,23 @@ describe('client events', () => {
     expect(giveUps).toHaveLength(1);
   });
 
+  it('publishes no give-up for a POST 500 it may not replay (unsafe-to-retry), and rejectOnGiveUp returns it', async () => {
+    // GIVE_UP_REASONS (policy/types.ts): one set decides the channel and what rejectOnGiveUp rejects.
+    const giveUps = listen<GiveUpEvent>(SEAWALL_CHANNELS.giveUp);
+    const failing = await answering(500);
+    const policy = quick({ maxAttempts: 3, retryOn: ['5xx'] });
+    const fetch = createFetch({ policy, rejectOnGiveUp: true, telemetry: false });
+    const response = await fetch(failing.origin, { method: 'POST', body: 'pay' });
+    expect(response.status).toBe(500);
+    await response.text();
+    expect(failing.hits).toHaveLength(1);
+    expect(policy.stats().stops['unsafe-to-retry']).toBe(1);
+    expect(giveUps).toEqual([]);
+    // the same client on a GET gives up after its attempts: published, and rejected
+    await expect(fetch(failing.origin)).rejects.toMatchObject({ reason: 'attempts-exhausted' });
+    expect(giveUps.map((e) => e.reason)).toEqual(['attempts-exhausted']);
+  });
+
   it('seawall:budget-refused fires when the budget denies a retry, and not when attempts run out', async () => {
     const refused = listen<BudgetRefusedEvent>(SEAWALL_CHANNELS.budgetRefused);
     const giveUps = listen<GiveUpEvent>(SEAWALL_CHANNELS.giveUp);

@@ -1,7 +1,7 @@
 // The caller side on its worst day (issue #9): server hints, aborted starts, unsafe replays, deadlines, bad options.
 
 import { createServer } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../../src/http/index.js';
 import { ConfigError, RetryPolicy } from '../../src/policy/index.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
-import { closedPort, readBody, rejection, startServer, type TestServer, within } from './servers.js';
+import { closedPort, listenLoopback, readBody, rejection, startServer, type TestServer, within } from './servers.js';
 
 let servers: TestServer[] = [];
 afterEach(async () => {
@@ -178,13 +178,12 @@ describe.each(Object.keys(drivers))(
           });
         }
       });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const loopback = await listenLoopback(server);
       try {
-        const port = (server.address() as AddressInfo).port;
-        expect(await call({ policy: quick() }, `http://127.0.0.1:${port}/`, { method: 'POST', body: 'pay' })).toBe(200);
+        expect(await call({ policy: quick() }, `${loopback.origin}/`, { method: 'POST', body: 'pay' })).toBe(200);
         expect(served).toBe(1);
       } finally {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await loopback.close();
       }
     });
 
@@ -213,12 +212,11 @@ describe('a deadline only ever shrinks down a chain (item 7)', () => {
         { meter: false },
       ),
     );
-    await new Promise<void>((resolve) => middle.listen(0, '127.0.0.1', resolve));
+    const loopback = await listenLoopback(middle);
     try {
-      const port = (middle.address() as AddressInfo).port;
       // An inbound 1 s, of which the three calls take ~20 ms (with 200 ms, a loaded machine ran out of it): extended,
       // the first two would carry 2,000 and 60,000 ms; the third its own 50.
-      const response = await fetch(`http://127.0.0.1:${port}/`, { seawall: { timeout: '1s' } });
+      const response = await fetch(`${loopback.origin}/`, { seawall: { timeout: '1s' } });
       expect(response.status).toBe(200);
       for (const hit of leaf.hits) seen.push(String(hit.headers['grpc-timeout']));
       const left = seen.map((v) => Number(/^(\d+)m$/.exec(v)?.[1]));
@@ -226,7 +224,7 @@ describe('a deadline only ever shrinks down a chain (item 7)', () => {
       expect(left[1]).toBeLessThanOrEqual(1000);
       expect(left[2]).toBeLessThanOrEqual(50);
     } finally {
-      await new Promise<void>((resolve) => middle.close(() => resolve()));
+      await loopback.close();
     }
   });
 });

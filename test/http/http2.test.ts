@@ -9,6 +9,7 @@ import { AttemptTimeoutError, retryInterceptor, SeawallError, seawallConnector }
 import { seawallHandler } from '../../src/http/server.js';
 import { quick } from './client-setup.js';
 import { sleep, waitFor } from './server-helpers.js';
+import { listenLoopback } from './servers.js';
 
 const tls = {
   key: readFileSync(new URL('../fixtures/tls/localhost-key.pem', import.meta.url)),
@@ -38,16 +39,12 @@ async function h2Server(onStream: (stream: http2.ServerHttp2Stream, n: number, b
       onStream(stream, seen.length, body);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  closers.push(
-    () =>
-      new Promise<void>((resolve) => {
-        for (const session of sessions) session.destroy();
-        server.close(() => resolve());
-      }),
-  );
-  return { origin: `https://127.0.0.1:${port}`, seen };
+  const loopback = await listenLoopback(server);
+  closers.push(() => {
+    for (const session of sessions) session.destroy();
+    return loopback.close();
+  });
+  return { origin: `https://127.0.0.1:${loopback.port}`, seen };
 }
 
 function h2Agent(policy = quick()) {
@@ -100,15 +97,9 @@ describe('a hung connect or TLS handshake (client)', () => {
       socket.on('error', () => {});
       socket.resume(); // reads (and drops) the ClientHello, so it notices when the client closes
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => resolve());
-        }),
-    );
-    return { origin: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`, sockets, opened: () => opened };
+    const loopback = await listenLoopback(server);
+    closers.push(loopback.close);
+    return { origin: `https://127.0.0.1:${loopback.port}`, sockets, opened: () => opened };
   }
 
   it('is a timeout before the request was sent, so a POST is tried again; seawallConnector closes each abandoned socket at once', async () => {
@@ -166,15 +157,12 @@ describe('HTTP/2 on the callee side (node:http2 compat server with allowHTTP1)',
       sessions.add(s);
       s.on('close', () => sessions.delete(s));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const s of sessions) s.destroy();
-          server.close(() => resolve());
-        }),
-    );
-    return { origin: `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`, listener, aborts };
+    const loopback = await listenLoopback(server);
+    closers.push(() => {
+      for (const s of sessions) s.destroy();
+      return loopback.close();
+    });
+    return { origin: `https://127.0.0.1:${loopback.port}`, listener, aborts };
   }
 
   it('fires the signal and frees the slot when an HTTP/2 client resets a running stream', async () => {

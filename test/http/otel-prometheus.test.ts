@@ -1,14 +1,13 @@
 // The PromQL in docs/client.md and docs/server.md against what the real @opentelemetry/exporter-prometheus serves.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFetch } from '../../src/http/index.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { closeAll, send, serve, waitFor } from './server-helpers.js';
-import { startServer, type TestServer } from './servers.js';
+import { listenLoopback, startServer, type TestServer } from './servers.js';
 
 let upstream: TestServer | undefined;
 afterEach(async () => {
@@ -37,14 +36,13 @@ async function prometheus() {
   const exporter = new PrometheusExporter({ preventServerStart: true });
   const provider = new MeterProvider({ readers: [exporter] });
   const endpoint = createServer((req, res) => exporter.getMetricsRequestHandler(req, res));
-  await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+  const loopback = await listenLoopback(endpoint);
   const scrape = async () => {
-    const response = await fetch(`http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/metrics`);
+    const response = await fetch(`${loopback.origin}/metrics`);
     return parseExposition(await response.text());
   };
   const close = async () => {
-    endpoint.closeAllConnections();
-    await new Promise<void>((resolve) => endpoint.close(() => resolve()));
+    await loopback.close();
     await provider.shutdown();
   };
   return { meter: provider.getMeter('seawall'), scrape, close };

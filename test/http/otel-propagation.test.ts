@@ -1,6 +1,5 @@
 // Trace context across hops with the real SDK and a global W3C propagator: traceparent out, the caller's trace in.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -9,7 +8,7 @@ import { createFetch, loadOpenTelemetry, seawallHandler } from '../../src/http/i
 import { runInCallerTrace } from '../../src/http/server-telemetry.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { sdkMetrics, sdkTracing } from './otel-sdk.js';
-import { startServer } from './servers.js';
+import { listenLoopback, startServer } from './servers.js';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -87,16 +86,10 @@ describe('inbound: runInCallerTrace', () => {
       res.end(await (await toBackend(backend.origin)).text());
     };
     const middle = createServer((req, res) => runInCallerTrace(req.headers, () => handler(req, res)));
-    await new Promise<void>((resolve) => middle.listen(0, '127.0.0.1', resolve));
-    closers.push(
-      () =>
-        new Promise<void>((resolve) => {
-          middle.closeAllConnections();
-          middle.close(() => resolve());
-        }),
-    );
+    const loopback = await listenLoopback(middle);
+    closers.push(loopback.close);
     const caller = createFetch({ policy: new RetryPolicy({ budget: false }) });
-    const reply = await caller(`http://127.0.0.1:${(middle.address() as AddressInfo).port}/`);
+    const reply = await caller(`${loopback.origin}/`);
     expect(await reply.text()).toBe('data');
     const spans = tracing.exporter.getFinishedSpans();
     expect(spans).toHaveLength(2);
@@ -122,9 +115,9 @@ describe('inbound through the middleware: the caller trace is continued for trus
         { meter: false, trustDeadline },
       ),
     );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    return { port: (server.address() as AddressInfo).port, seen };
+    const loopback = await listenLoopback(server);
+    closers.push(loopback.close);
+    return { port: loopback.port, seen };
   }
 
   async function get(port: number): Promise<void> {

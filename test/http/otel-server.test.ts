@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerGate, ServerStats } from '../../src/http/server-core.js';
 import { instrumentServer, SERVER_METRICS, WAIT_BUCKETS_MS, WaitHistogram } from '../../src/http/server-telemetry.js';
 import { COUNTERS } from '../../src/http/telemetry.js';
+import { LatencyHistogram } from '../../src/policy/latency-histogram.js';
 import { collectGarbage, sdkMetrics } from './otel-sdk.js';
 import { closeAll, send, serve, waitFor } from './server-helpers.js';
 
@@ -53,6 +54,23 @@ describe('queue-wait histogram', () => {
     expect(filled).toHaveLength(2); // one bucket each
     expect(buckets.boundaries[filled[0] as number]).toBe(0.02); // 20 ms: le 0.02 s
     expect(buckets.boundaries[filled[1] as number]).toBe(0.5); // 300 ms: le 0.5 s
+  });
+});
+
+describe('queue-wait snapshot', () => {
+  it("is what the server's queue-wait snapshot reads: the same counts at its bucket bounds", () => {
+    const waits = new WaitHistogram();
+    const one = new LatencyHistogram();
+    for (const v of [0, 1, 2.5, 20, 20, 300, 4999, 5000, 10_001]) {
+      waits.record(v, 0);
+      one.record(v);
+    }
+    const snapshot = waits.snapshot();
+    expect(snapshot).toMatchObject({ count: one.count, sumMs: one.sumMs, maxMs: one.maxMs });
+    for (const b of snapshot.buckets) expect(b.count).toBe(one.countAtMost(b.leMs));
+    expect(snapshot.buckets.find((b) => b.leMs === 20)?.count).toBe(5);
+    expect(snapshot.buckets.find((b) => b.leMs === 5000)?.count).toBe(8);
+    expect(snapshot.buckets.at(-1)).toEqual({ leMs: Infinity, count: 9 });
   });
 });
 

@@ -5,10 +5,11 @@ import http, {
   type RequestListener,
   type ServerResponse,
 } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { expect } from 'vitest';
 import { type NodeHandlerOptions, seawallHandler } from '../../src/http/server.js';
 import type { ServerStats } from '../../src/http/server-core.js';
+import { listenLoopback } from './servers.js';
 
 export interface Running {
   server: http.Server;
@@ -16,20 +17,11 @@ export interface Running {
   close(): Promise<void>;
 }
 
-/** Starts `listener` on an ephemeral loopback port. */
+/** Starts `listener` on an ephemeral loopback port (servers.ts listenLoopback, the one helper). */
 export async function listen(listener: RequestListener | http.Server): Promise<Running> {
   const server = listener instanceof http.Server ? listener : http.createServer(listener);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    server,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await listenLoopback(server);
+  return { server, port, close };
 }
 
 export interface Reply {

@@ -183,12 +183,12 @@ describe('seawallHandler claims', () => {
     expect(parseRetryAfter(reply.headers['retry-after'], Date.now())).toEqual({
       ok: true,
       delayMs: 2000,
-      capped: false,
+      bounded: false,
     });
     expect(serverWait(reply.headers['retry-after'], reply.headers['retry-after-ms'], Date.now())).toEqual({
       ok: true,
       delayMs: 1500,
-      capped: false,
+      bounded: false,
     });
   });
 });

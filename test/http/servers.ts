@@ -1,7 +1,39 @@
-// Real node:http servers on 127.0.0.1 (ephemeral ports) that script their answers and record every request they see.
+// The one loopback helper of the tests: servers on 127.0.0.1 (ephemeral ports), and scripted ones that record requests.
 
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
+
+/** A server listening on an ephemeral loopback port. */
+export interface Loopback {
+  port: number;
+  /** `http://127.0.0.1:<port>` (`http://[::1]:<port>` on IPv6). */
+  origin: string;
+  /** Destroys the connections still open (so it never hangs on a keep-alive or a held response), then closes. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `server` (node:http, node:http2, node:net: any net.Server) on an ephemeral port of `host`, 127.0.0.1 unless
+ * the test is about IPv6 (`::1`). Every test that needs a real socket starts its server through this function.
+ */
+export async function listenLoopback(server: Server, host = '127.0.0.1'): Promise<Loopback> {
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    origin: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 /** One request as the server saw it. */
 export interface Hit {
@@ -12,7 +44,7 @@ export interface Hit {
   atMs: number;
   /** The request body, once read (see `readBody`). */
   body?: string;
-  /** Which connection it came on (numbered in order of connection). */
+  /** Which connection it came on (numbered in order of connection among those open). */
   connection: number;
 }
 
@@ -28,8 +60,8 @@ export async function startServer(
   respond: (req: IncomingMessage, res: ServerResponse, hit: Hit, n: number) => void,
 ): Promise<TestServer> {
   const hits: Hit[] = [];
-  const sockets = new Set<Socket>();
   const connections = new WeakMap<Socket, number>();
+  const open = new Set<Socket>();
   const server = createServer((req, res) => {
     const hit: Hit = {
       method: req.method ?? '',
@@ -41,24 +73,15 @@ export async function startServer(
     hits.push(hit);
     respond(req, res, hit, hits.length);
   });
+  // Numbered among the connections open now: 1 + the highest open number (1 again once every earlier one closed).
   server.on('connection', (socket) => {
-    connections.set(socket, sockets.size === 0 ? 1 : Math.max(...[...sockets].map((s) => connections.get(s) ?? 0)) + 1);
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    connections.set(socket, open.size === 0 ? 1 : Math.max(...[...open].map((s) => connections.get(s) ?? 0)) + 1);
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
   });
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    port,
-    hits,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, origin, close } = await listenLoopback(server);
+  return { origin, port, hits, close };
 }
 
 /** Reads the whole request body into hit.body, then calls `then`. */
@@ -73,10 +96,8 @@ export function readBody(req: IncomingMessage, hit: Hit, then: () => void): void
 
 /** A port on 127.0.0.1 where nothing listens (connections are refused). */
 export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  const { port, close } = await listenLoopback(createServer());
+  await close();
   return port;
 }
 

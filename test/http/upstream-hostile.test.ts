@@ -1,7 +1,6 @@
 // The upstream policies attacked by a hostile caller and an unlucky operator: odd endpoint lists, shared instances, dead
 // and resetting peers, every endpoint ejected, aborts at every stage, mixed load; the counters must add up after each.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -15,7 +14,15 @@ import {
 import { CircuitBreaker, ConcurrencyBreaker, ConfigError, OutlierDetector } from '../../src/policy/index.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
 import { waitFor } from './server-helpers.js';
-import { closedPort, type Hit, rejection, resetBeforeResponse, resetMidBody, within } from './servers.js';
+import {
+  closedPort,
+  type Hit,
+  listenLoopback,
+  rejection,
+  resetBeforeResponse,
+  resetMidBody,
+  within,
+} from './servers.js';
 import { fail503, held, IDLE, idle, ok, only, serversClosedAfterEach } from './upstream-helpers.js';
 
 const start = serversClosedAfterEach();
@@ -63,34 +70,20 @@ function recordingMeter() {
   return { meter, observe };
 }
 
-/** A server on the IPv6 loopback (the shared helpers listen on 127.0.0.1 only). */
+/** A server on the IPv6 loopback (the one helper, servers.ts listenLoopback, on ::1). */
 let v6Servers: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
   await Promise.all(v6Servers.map((s) => s.close()));
   v6Servers = [];
 });
 async function startV6(respond: (req: IncomingMessage, res: ServerResponse) => void) {
-  const sockets = new Set<Socket>();
   const urls: string[] = [];
   const server = createServer((req, res) => {
     urls.push(req.url ?? '');
     respond(req, res);
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '::1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  const running = {
-    port,
-    urls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  const { port, close } = await listenLoopback(server, '::1');
+  const running = { port, urls, close };
   v6Servers.push(running);
   return running;
 }

@@ -1,6 +1,6 @@
 // The caller side of the simulated system: calls over a service's edges, each driven by the production RetryCall.
 
-import { answerClaimHeaders, relayedStatus, sentDeadlineMs } from '../../policy/hop.js';
+import { answerClaimHeaders, sentDeadlineMs } from '../../policy/hop.js';
 import type { Outcome, StopReason } from '../../policy/types.js';
 import type { CallerHost } from './caller-host.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
@@ -8,6 +8,7 @@ import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';
 import { admitAttempt, LOCAL_REFUSAL_STATUS } from './guards.js';
 import { SHED_LOCALLY_OUTCOME, TIMEOUT_OUTCOME } from './outcomes.js';
 import { ANSWERED, CALLING, Call, type EdgeRuntime, Request, TIMED_OUT, WAITING } from './records.js';
+import { answerAfterCall, CALLS_NEXT, CALLS_WAIT, requiredFailure } from './service-answer.js';
 
 export function startCalls(world: CallerHost, request: Request): void {
   request.state = CALLING;
@@ -154,22 +155,26 @@ function callEnded(world: CallerHost, call: Call, reason: StopReason): void {
   call.edge.guards.pipeline.callEnded(call, world.engine);
   const parent = call.parent;
   if (parent.state !== CALLING) return; // the request already ended (a sibling failed, or it was cancelled)
-  if (reason !== 'succeeded' && !call.edge.optional) {
-    // A service answers with the status it got (504 when it got none), marked as relayed: a relaying hop never claims.
-    const status = relayedStatus(call.lastStatus);
-    if (world.cancellation && Array.isArray(parent.calls)) abortCalls(world, parent);
-    const service = parent.instance.service;
-    world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.relayMark) : null);
+  const calls = parent.calls;
+  const parallel = Array.isArray(calls);
+  const count = parent.instance.edges.length;
+  // The service's answer after this call (service-answer.ts, as the lab's services apply it).
+  const status = requiredFailure(reason === 'succeeded', call.edge.optional, call.lastStatus);
+  const others = status === 0 && parallel && !(calls.length === count && allDone(calls));
+  const answer = answerAfterCall(parallel, status, call.index, count, others);
+  if (answer === CALLS_WAIT) return;
+  if (answer === CALLS_NEXT) {
+    startCall(world, parent, call.index + 1);
     return;
   }
-  const edges = parent.instance.edges;
-  const calls = parent.calls;
-  if (!Array.isArray(calls)) {
-    if (call.index + 1 < edges.length) startCall(world, parent, call.index + 1);
-    else world.respond(parent, 200, null);
-  } else if (calls.length === edges.length && allDone(calls)) {
+  if (status === 0) {
     world.respond(parent, 200, null);
+    return;
   }
+  // A failed required call: the service answers the status it got, marked as relayed (a relaying hop never claims).
+  if (world.cancellation && parallel) abortCalls(world, parent);
+  const service = parent.instance.service;
+  world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.relayMark) : null);
 }
 
 /** Parallel calls: every one has ended. */

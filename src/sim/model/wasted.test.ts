@@ -18,7 +18,7 @@ import {
   UserRequest,
   WORKING,
 } from './records.js';
-import { isWasted } from './wasted.js';
+import { isWasted, type WorkChain, wastedOnChain } from './wasted.js';
 
 function run(yaml: string) {
   return runVariant(parseScenario(yaml, 'test.yaml'), 'default', 1);
@@ -180,5 +180,36 @@ describe('isWasted, link by link', () => {
     d.entry.state = DONE;
     expect(isWasted(d.db)).toBe(true);
     expect(isWasted(d.mid)).toBe(true);
+  });
+});
+
+describe('wastedOnChain: the one rule, over any chain (the lab reads its logs through the same function)', () => {
+  // A chain of links 0 (the user's request) .. n; `broken` names the link whose attempt is no longer awaited.
+  function table(
+    links: number,
+    broken: { awaited?: number; handling?: number; userGone?: boolean },
+  ): WorkChain<number> {
+    return {
+      isUser: (link) => link === 0,
+      userWaits: () => broken.userGone !== true,
+      awaited: (link) => link !== broken.awaited,
+      callerHandling: (link) => link !== broken.handling,
+      up: (link) => (link > links ? links : link - 1),
+    };
+  }
+
+  it.each([
+    ['every link awaited and the user waits', {}, false],
+    ['the user is gone', { userGone: true }, true],
+    ['the direct attempt is not awaited', { awaited: 3 }, true],
+    ['an attempt two levels up is not awaited', { awaited: 1 }, true],
+    ["the top caller's request is no longer handled", { handling: 1 }, true],
+  ])('a 3-level chain whose %s is wasted: %s', (_, broken, wasted) => {
+    expect(wastedOnChain(table(3, broken), 3, 0)).toBe(wasted);
+  });
+
+  it('counts a chain that never reaches a user (a loop in broken logs) as wasted', () => {
+    const loop: WorkChain<number> = { ...table(3, {}), up: (link) => link };
+    expect(wastedOnChain(loop, 3, 0)).toBe(true);
   });
 });

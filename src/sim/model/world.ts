@@ -1,6 +1,6 @@
 // The simulated system: traffic, services and callers as event handlers that drive the production RetryPolicy and LoadShedder.
 
-import { answerClaimHeaders, DEADLINE_REFUSAL, RETRY_AFTER_HEADER } from '../../policy/hop.js';
+import { answerClaimHeaders, DEADLINE_REFUSAL } from '../../policy/hop.js';
 import { createRandom } from '../../policy/random.js';
 import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
 import { Engine, type EventHandler } from '../engine.js';
@@ -25,6 +25,7 @@ import {
 import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
 import { wakeEdge } from './guards.js';
 import { OutcomeTable } from './outcomes.js';
+import { refusalWithoutSeawall } from './plain-refusal.js';
 import {
   ABORTED,
   CANCELLED,
@@ -43,22 +44,12 @@ import {
 } from './records.js';
 import { isWasted } from './wasted.js';
 
-/** A refusal's headers as a service without Seawall sends them: the standard Retry-After only (cached per refusal). */
-const WITHOUT_SEAWALL = new WeakMap<object, Readonly<Record<string, string>> | null>();
-
-/** The headers of a refusal by `request`'s service: Seawall's own (hop.ts Refusal), or only what a plain server sends. */
+/** The headers of a refusal by `request`'s service: Seawall's own (hop.ts Refusal), or a plain server's (plain-refusal.ts). */
 function refusalHeaders(
   request: Request,
   headers: Readonly<Record<string, string>>,
 ): Readonly<Record<string, string>> | null {
-  if (request.instance.service.seawall) return headers;
-  let plain = WITHOUT_SEAWALL.get(headers);
-  if (plain === undefined) {
-    const retryAfter = headers[RETRY_AFTER_HEADER];
-    plain = retryAfter === undefined ? null : Object.freeze({ [RETRY_AFTER_HEADER]: retryAfter });
-    WITHOUT_SEAWALL.set(headers, plain);
-  }
-  return plain;
+  return request.instance.service.seawall ? headers : refusalWithoutSeawall(headers);
 }
 
 export interface WorldOptions {
