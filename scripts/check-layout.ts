@@ -86,6 +86,8 @@ function resolveSpecifier(root: string, from: string, spec: string): string | nu
   return null;
 }
 
+const lineAt = (text: string, pos: number): number => text.slice(0, pos).split('\n').length;
+
 /** Every import, export-from, import type and literal import() of the src/ source files, with its line. */
 export function importEdges(root: string): { files: string[]; edges: Edge[] } {
   const files = sourceFiles(root, 'src');
@@ -93,11 +95,10 @@ export function importEdges(root: string): { files: string[]; edges: Edge[] } {
   for (const from of files) {
     const text = readFileSync(join(root, from), 'utf8');
     const info = ts.preProcessFile(text, true, true);
-    const lineStarts = ts.computeLineStarts(text);
     for (const ref of info.importedFiles) {
       const to = resolveSpecifier(root, from, ref.fileName);
       if (to === null || isTest(to)) continue;
-      edges.push({ from, to, line: ts.computeLineAndCharacterOfPosition(lineStarts, ref.pos).line + 1 });
+      edges.push({ from, to, line: lineAt(text, ref.pos) });
     }
   }
   return { files, edges };
