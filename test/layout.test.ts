@@ -36,12 +36,12 @@ describe('the layout checker', () => {
     const root = tree('up', {
       'src/policy/core/types.ts': "// top comment\nimport { l } from '../../driver/loop.js';\nexport const t = l;\n",
       'src/driver/loop.ts': 'export const l = 1;\n',
-      'src/execute/run.ts': "import { f } from '../http/fetch.js';\nexport const x = f;\n",
-      'src/http/fetch.ts': 'export const f = 1;\n',
+      'src/execute/run.ts': "import { f } from '../http/get.js';\nexport const x = f;\n",
+      'src/http/get.ts': 'export const f = 1;\n',
     });
     const text = formatViolations(checkLayout(root));
     expect(text).toContain('src/policy/core/types.ts:2: imports src/driver/loop.ts: runs up a floor');
-    expect(text).toContain('src/execute/run.ts:1: imports src/http/fetch.ts: runs sideways a floor');
+    expect(text).toContain('src/execute/run.ts:1: imports src/http/get.ts: runs sideways a floor');
   });
 
   it('reports a two-file cycle made of type-only imports, at both ends', () => {
