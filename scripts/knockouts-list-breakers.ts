@@ -1,6 +1,6 @@
 // Knock-outs of issue #12's mechanisms: the circuit breaker, the concurrency breaker, outlier detection, the balancer.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 const BREAKER = 'src/policy/breaker.ts';
 const CONCURRENCY = 'src/policy/concurrency.ts';

@@ -1,7 +1,7 @@
 // Knock-outs of issue #14's terminal table and scenario checks: the 100-column fit, the load after the trigger,
 // the mean rows, "no trigger", variants that name unknown services, and policy problems beside schema problems.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 export const CLI_KNOCKOUTS: Knockout[] = [
   {

@@ -1,6 +1,6 @@
 // Knock-outs of the docs checker (test/docs/): each removes what lets it catch a broken code block.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 const CHECKERS = ['test/docs/checkers.test.ts'];
 

@@ -1,6 +1,6 @@
 // Knock-outs of issue #12's wiring: the HTTP client, the simulator and the mesh commands each carry a mechanism alone.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 const HTTP_BREAKERS = ['test/http/upstream-breakers.test.ts'];
 const HTTP_BALANCER = ['test/http/upstream-balancer.test.ts'];

@@ -1,6 +1,6 @@
 // Knock-outs of issue #13's lab and of the wasted-work rule it shares with the simulator.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 export const LAB_KNOCKOUTS: Knockout[] = [
   {

@@ -1,6 +1,6 @@
 // Knock-outs of issue #14's report: the success series' end, the verdict's meaning, the topology, groups per chart.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 export const REPORT_KNOCKOUTS: Knockout[] = [
   {

@@ -1,6 +1,6 @@
 // Knock-outs of issue #14's package: the explicit export lists, and the Istio output checked against the published schema.
 
-import type { Knockout } from './knockouts-list.js';
+import type { Knockout } from './knockout.js';
 
 export const SURFACE_KNOCKOUTS: Knockout[] = [
   {

@@ -1,16 +1,8 @@
 // The mechanisms the suite claims to test, each with the one-line change that removes it and the tests that must catch it.
 
-/** One mechanism switched off: `find` (which must occur exactly once in `file`) becomes `replace`. */
-export interface Knockout {
-  id: string;
-  /** What the change removes, in a user's words. */
-  mechanism: string;
-  file: string;
-  find: string;
-  replace: string;
-  /** Test files that must turn red with the change in place (run alone: one layer must not hide another's bug). */
-  tests: string[];
-}
+import type { Knockout } from './knockout.js';
+
+export type { Knockout } from './knockout.js';
 
 import { BREAKER_KNOCKOUTS } from './knockouts-list-breakers.js';
 import { CLI_KNOCKOUTS } from './knockouts-list-cli.js';

@@ -153,11 +153,23 @@ export const HTTP_VALUES = [
   'seawallHandler',
   'seawallHono',
   'shed',
-  // execute for work that is not an HTTP call (docs/execute.md) and the events' channel names (docs/events.md).
+  // the events' channel names (docs/events.md).
   'SEAWALL_CHANNELS',
-  'createExecutor',
-  'defaultClassify',
-  'execute',
+];
+
+/** execute, for work that is not an HTTP call (docs/execute.md; in the root only, beside the HTTP drivers): values. */
+export const EXECUTE_VALUES = ['createExecutor', 'defaultClassify', 'execute'];
+
+/** execute's types. */
+export const EXECUTE_TYPES = [
+  'Attempted',
+  'AttemptContext',
+  'AttemptFn',
+  'ExecuteClassifier',
+  'ExecuteOptions',
+  'ExecuteVerdict',
+  'Executor',
+  'ExecutorOptions',
 ];
 
 /** The HTTP drivers (in the root only): types only. */
@@ -198,20 +210,12 @@ export const HTTP_TYPES = [
   'UpstreamRefusal',
   'UpstreamStats',
   'WaitHistogramSnapshot',
-  // execute's and the events' types.
-  'Attempted',
-  'AttemptContext',
-  'AttemptFn',
+  // the events' types.
   'BudgetRefusedEvent',
   'CancelEvent',
   'ClientHooks',
   'ClientKind',
   'DropEvent',
-  'ExecuteClassifier',
-  'ExecuteOptions',
-  'ExecuteVerdict',
-  'Executor',
-  'ExecutorOptions',
   'GiveUpEvent',
   'RetryEvent',
   'ShedEvent',
@@ -242,5 +246,5 @@ export const SIM_TYPES = [
   'VariantSpec',
 ];
 
-export const ROOT_VALUES = [...POLICY_VALUES, ...HTTP_VALUES];
-export const ROOT_TYPES = [...POLICY_TYPES, ...HTTP_TYPES];
+export const ROOT_VALUES = [...POLICY_VALUES, ...HTTP_VALUES, ...EXECUTE_VALUES];
+export const ROOT_TYPES = [...POLICY_TYPES, ...HTTP_TYPES, ...EXECUTE_TYPES];

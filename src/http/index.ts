@@ -1,14 +1,6 @@
 // The HTTP drivers' public surface: an explicit list, re-exports only. Metric-name tables, the kill switch's variable
 // name and the claim header stay internal (docs give their values); test/surface.test.ts pins this list.
 
-export {
-  type Attempted,
-  defaultClassify,
-  type ExecuteClassifier,
-  type ExecuteVerdict,
-} from '../execute/classify.js';
-export { type AttemptContext, type AttemptFn, createExecutor, type Executor, execute } from '../execute/executor.js';
-export type { ExecuteOptions, ExecutorOptions } from '../execute/options.js';
 export { type SeawallFastifyDecorations, seawallFastify } from './adapters/fastify.js';
 export { type SeawallHonoMiddleware, seawallHono } from './adapters/hono.js';
 export { ConnectAbandonedError, seawallConnector } from './connector.js';

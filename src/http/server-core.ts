@@ -10,7 +10,7 @@ import {
   type Refusal,
   readInboundHop,
 } from '../policy/hop.js';
-import { LoadShedder, type LoadShedderConfig, type QueueTicket, type ShedStats } from '../policy/shed.js';
+import { LoadShedder, type LoadShedderConfig, type QueueTicket } from '../policy/shed.js';
 import { RelaySink, runWithContext, type SeawallContext } from './context.js';
 import { type CancelEvent, cancelChannel, type DropEvent, dropChannel, type ShedEvent, shedChannel } from './events.js';
 import {
@@ -20,8 +20,10 @@ import {
   type TrustDeadline,
   type TrustInput,
 } from './server-options.js';
-import { instrumentServer, WaitHistogram, type WaitHistogramSnapshot } from './server-telemetry.js';
+import { instrumentServer, type ServerStats, WaitHistogram } from './server-telemetry.js';
 
+// The gate's stats are read by its telemetry, which holds their shape (so it need not import this file).
+export type { ServerStats };
 // The middleware's own answers are the policy's data (policy/hop.ts): every adapter writes exactly these.
 export { CLAIM_HEADER, DEADLINE_REFUSAL, type Refusal };
 
@@ -133,28 +135,6 @@ export class InboundRequest implements SeawallContext {
     }, leftMs);
     this.timer.unref?.();
   }
-}
-
-export interface ServerStats extends ShedStats {
-  /** Requests whose deadline headers were present but none usable (malformed, negative, beyond a Date): ignored. */
-  malformedHeaders: number;
-  /** Requests whose deadline was longer than maxDeadline and was capped. */
-  cappedDeadlines: number;
-  /** Requests whose deadline/hop headers were ignored because trustDeadline did not trust them. */
-  untrustedHeaders: number;
-  /** Running requests whose client went away before the response finished (their signal fired). */
-  cancelledRunning: number;
-  /** Running requests that finished after their deadline (the handler overran it). */
-  finishedLate: number;
-  /**
-   * Requests whose relative (grpc-timeout) and absolute (x-request-deadline) deadlines disagreed by more than 1 s:
-   * the two hosts' clocks are skewed (or the request spent that long in transit). The relative one was used.
-   */
-  deadlineSkew: number;
-  /** Admitted requests answered with a 5xx by the handler (or by the middleware's 500 when the handler threw). */
-  handler5xx: number;
-  /** Time admitted requests waited for a worker (immediate starts count as 0). */
-  queueWait: WaitHistogramSnapshot;
 }
 
 /** The client's address, or something that knows it (a socket). */

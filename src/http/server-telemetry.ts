@@ -2,9 +2,37 @@
 
 import type { HeaderSource } from '../policy/deadline.js';
 import { LatencyHistogram } from '../policy/latency-histogram.js';
-import type { ServerGate, ServerStats } from './server-core.js';
+import type { ShedStats } from '../policy/shed.js';
 import { type HeaderGetter, loadOpenTelemetry, openTelemetry } from './telemetry.js';
 import { SummedSources } from './telemetry-sum.js';
+
+export interface ServerStats extends ShedStats {
+  /** Requests whose deadline headers were present but none usable (malformed, negative, beyond a Date): ignored. */
+  malformedHeaders: number;
+  /** Requests whose deadline was longer than maxDeadline and was capped. */
+  cappedDeadlines: number;
+  /** Requests whose deadline/hop headers were ignored because trustDeadline did not trust them. */
+  untrustedHeaders: number;
+  /** Running requests whose client went away before the response finished (their signal fired). */
+  cancelledRunning: number;
+  /** Running requests that finished after their deadline (the handler overran it). */
+  finishedLate: number;
+  /**
+   * Requests whose relative (grpc-timeout) and absolute (x-request-deadline) deadlines disagreed by more than 1 s:
+   * the two hosts' clocks are skewed (or the request spent that long in transit). The relative one was used.
+   */
+  deadlineSkew: number;
+  /** Admitted requests answered with a 5xx by the handler (or by the middleware's 500 when the handler threw). */
+  handler5xx: number;
+  /** Time admitted requests waited for a worker (immediate starts count as 0). */
+  queueWait: WaitHistogramSnapshot;
+}
+
+/** What telemetry reads off a gate (InstrumentedGate is one): its stats and its queue-wait histogram. */
+export interface InstrumentedGate {
+  stats(): ServerStats;
+  readonly waitHistogram: WaitHistogram;
+}
 
 type Attributes = Record<string, string>;
 type HistogramSink = { record(value: number, attributes?: Attributes): void };
@@ -133,7 +161,7 @@ const DESCRIPTIONS: Partial<Record<keyof typeof SERVER_METRICS, string>> = {
 
 const MONOTONIC = SERIES.map(([, gauge]) => !gauge);
 
-function readGate(gate: ServerGate): number[] {
+function readGate(gate: InstrumentedGate): number[] {
   const stats = gate.stats() as Stats;
   return SERIES.map(([, , , read]) => read(stats));
 }
@@ -145,8 +173,8 @@ function readGate(gate: ServerGate): number[] {
  */
 class ServerInstruments {
   readonly histogram: HistogramSink;
-  private readonly byName = new Map<string, { attributes: Attributes[]; gates: SummedSources<ServerGate> }>();
-  private readonly names = new WeakMap<ServerGate, string>();
+  private readonly byName = new Map<string, { attributes: Attributes[]; gates: SummedSources<InstrumentedGate> }>();
+  private readonly names = new WeakMap<InstrumentedGate, string>();
 
   constructor(meter: ServerMeterLike) {
     const made = new Map<string, object>();
@@ -181,7 +209,7 @@ class ServerInstruments {
   }
 
   /** Exports `gate` under `name`; returns the histogram's attributes. A gate keeps the first name it was given. */
-  add(gate: ServerGate, name: string): Attributes {
+  add(gate: InstrumentedGate, name: string): Attributes {
     const known = this.names.get(gate);
     if (known !== undefined) name = known;
     let group = this.byName.get(name);
@@ -199,7 +227,7 @@ class ServerInstruments {
   }
 
   /** Stops reading `gate` (what it counted so far stays in the counters). */
-  delete(gate: ServerGate): void {
+  delete(gate: InstrumentedGate): void {
     const name = this.names.get(gate);
     if (name === undefined) return;
     this.names.delete(gate);
@@ -209,7 +237,7 @@ class ServerInstruments {
 
 const instrumentsByMeter = new WeakMap<object, ServerInstruments>();
 
-function attach(gate: ServerGate, meter: ServerMeterLike, name: string): void {
+function attach(gate: InstrumentedGate, meter: ServerMeterLike, name: string): void {
   let instruments = instrumentsByMeter.get(meter);
   if (instruments === undefined) instrumentsByMeter.set(meter, (instruments = new ServerInstruments(meter)));
   const histogram = gate.waitHistogram;
@@ -231,7 +259,7 @@ class GlobalMeterWatch {
   private noopMeter: object | undefined;
 
   constructor(
-    private readonly gate: ServerGate,
+    private readonly gate: InstrumentedGate,
     private readonly name: string,
   ) {}
 
@@ -259,7 +287,11 @@ class GlobalMeterWatch {
  * Registers the gate's instruments: on `meter`, or (undefined) on the global meter `seawall` of @opentelemetry/api,
  * an optional peer loaded here, whenever an SDK registers one; `false`: none.
  */
-export function instrumentServer(gate: ServerGate, meter: ServerMeterLike | false | undefined, name: string): void {
+export function instrumentServer(
+  gate: InstrumentedGate,
+  meter: ServerMeterLike | false | undefined,
+  name: string,
+): void {
   void loadOpenTelemetry(); // runInCallerTrace needs it too, with or without metrics
   if (meter === false) return;
   if (meter !== undefined) {

@@ -1,28 +1,10 @@
 // Classification of one attempt's outcome: does it match `retryOn`, is a retry safe, and what it means for the budget.
 
 import { ConfigError, type ConfigIssue, joinPath } from './config-error.js';
-import type { Outcome } from './types.js';
+import type { Outcome, RetryCondition, RetryOnSet } from './types.js';
 
-/**
- * Retry conditions, in Envoy's vocabulary where Envoy has a name for them:
- * - `5xx`: any 5xx response, a connect failure or a reset (Envoy's `5xx` includes both);
- * - `gateway-error`: 502, 503, 504; `reset`: a reset before the response was complete (replayed only when safe: see
- *   classifyOutcome); `reset-before-request`: only a reset that provably came before the server saw the request;
- *   `connect-failure`;
- * - `retriable-4xx`: 409; `timeout`: the per-try timeout fired;
- * - `4xx`: any 4xx (Seawall's name, for modelling naive helpers that retry every error status);
- * - a number: that status code.
- */
-export type RetryCondition =
-  | '5xx'
-  | 'gateway-error'
-  | 'reset'
-  | 'reset-before-request'
-  | 'connect-failure'
-  | 'retriable-4xx'
-  | 'timeout'
-  | '4xx'
-  | number;
+// The condition vocabulary is core (types.ts); it is re-exported here, where it is compiled and applied.
+export type { RetryCondition, RetryOnSet } from './types.js';
 
 export const RETRY_CONDITION_NAMES: readonly string[] = [
   '5xx',
@@ -37,18 +19,6 @@ export const RETRY_CONDITION_NAMES: readonly string[] = [
 
 /** The seed's fix: timeouts, 429, 502, 503, 504 — plus the two transport failures where the server never saw the request. */
 export const DEFAULT_RETRY_ON: readonly RetryCondition[] = ['connect-failure', 'reset', 'timeout', 429, 502, 503, 504];
-
-/** `retryOn` compiled for O(1) lookups. */
-export interface RetryOnSet {
-  readonly statuses: ReadonlySet<number>;
-  readonly timeout: boolean;
-  /** Every reset (safety still applies). */
-  readonly reset: boolean;
-  /** Resets that provably came before the request reached the server (implied by `reset`). */
-  readonly resetBeforeRequest: boolean;
-  readonly connectFailure: boolean;
-  readonly conditions: readonly RetryCondition[];
-}
 
 /** RFC 9110 §9.2.2: GET, HEAD, OPTIONS, TRACE, PUT and DELETE are idempotent (method names in any case). */
 export function isIdempotentMethod(method: string): boolean {

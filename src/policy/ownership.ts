@@ -1,6 +1,8 @@
 // Error ownership (Uber, semantics.md §6): who may retry an error, and what a failed call tells the hop above it.
 
-import type { HeaderValue } from './retry-after.js';
+import type { Claim, HeaderValue } from './types.js';
+
+export type { Claim } from './types.js';
 
 /** Response header: "1" = an error the responding service produced itself (claimed), "0" = one it relayed (unclaimed). */
 export const CLAIM_HEADER = 'x-seawall-claimed';
@@ -10,15 +12,6 @@ export const CLAIM_HEADER = 'x-seawall-claimed';
  * error; never sent together with a claim.
  */
 export const CRITERIA_MET_HEADER = 'x-seawall-retry-criteria-met';
-
-/**
- * What a caller read off a failed attempt:
- * - `claimed`: the callee's own error (its fault, its own 503 or 504);
- * - `criteria-met`: relayed, but a hop below wanted a retry and had none configured (the at-least-once flag);
- * - `unclaimed`: relayed after the retries below were spent (or it was never retryable below): nobody above retries;
- * - `absent`: no (trusted) claim: an uncooperative callee, a dropped context, a timeout or a reset with no response.
- */
-export type Claim = 'claimed' | 'criteria-met' | 'unclaimed' | 'absent';
 
 /** What a hop marks a relayed error with: a relaying hop never claims. */
 export type RelayedClaim = 'criteria-met' | 'unclaimed';

@@ -1,5 +1,9 @@
 // Server-requested waits, read one way everywhere: Retry-After (seconds or HTTP-date), retry-after-ms, grpc-retry-pushback-ms.
 
+import type { HeaderValue } from './types.js';
+
+export type { HeaderValue } from './types.js';
+
 /**
  * Default of `maxRetryAfter`, THE cap on a server-requested wait (5 min, Envoy's max_interval for rate-limited
  * back-off). "Cap" means one thing in Seawall: a server asking for a longer wait than the cap is NOT retried (stop
@@ -109,9 +113,6 @@ export function parseHttpDate(value: string, nowMs: number): number | undefined 
   }
   return undefined;
 }
-
-/** A header's value as drivers see it: one line, several lines (undici, node), or absent. */
-export type HeaderValue = string | readonly string[] | null | undefined;
 
 /** Day names that end with the comma inside an HTTP-date ("Sun, 06 Nov 1994 ..."): that comma separates no members. */
 const DAY_NAME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)$/;

@@ -6,9 +6,10 @@ import { classifyOutcome, compileRetryConditions, isIdempotentMethod, type Retry
 import { ConfigError } from './config-error.js';
 import { attemptHeaders, deadlinePassed, type InboundHop, sentDeadlineMs } from './hop.js';
 import { type Claim, ownershipDecision, type RelayedClaim } from './ownership.js';
-import type { RetryPolicy } from './retry.js';
 import { parseGrpcPushback, serverWait } from './retry-after.js';
+import type { ResolvedRetryConfig } from './retry-config.js';
 import { callDeadlineMs } from './retry-facts.js';
+import type { RetryCounters } from './retry-stats.js';
 import { checkTraits } from './traits.js';
 import { type Decision, type Outcome, type RequestTraits, STOP_REASONS, type StopReason } from './types.js';
 
@@ -50,6 +51,14 @@ function isRetryOnSet(value: readonly unknown[] | RetryOnSet): value is RetryOnS
   return !Array.isArray(value);
 }
 
+/** What a call reads from the policy that started it (RetryPolicy is one): its config, shared counters and jitter
+ * draws. An interface, so this file need not import retry.ts, which imports it. */
+export interface RetryCallHost {
+  readonly config: ResolvedRetryConfig;
+  readonly counters: RetryCounters;
+  draw(): number;
+}
+
 /** The attempt state machine of one logical call. Every call ends in exactly one StopReason. */
 export class RetryCall {
   /** Absolute deadline (ms), or null when the call has none. */
@@ -79,7 +88,7 @@ export class RetryCall {
   private readonly perTryOverrideMs: number | null;
 
   constructor(
-    private readonly policy: RetryPolicy,
+    private readonly policy: RetryCallHost,
     private readonly budget: RetryBudget,
     nowMs: number,
     traits: RequestTraits,

@@ -1,8 +1,49 @@
 // Shared vocabulary of the policy core: outcomes, request traits, stop reasons and decisions.
 
-import type { RetryCondition, RetryOnSet } from './classify.js';
-import type { Claim } from './ownership.js';
-import type { HeaderValue } from './retry-after.js';
+/** A header's value as drivers see it: one line, several lines (undici, node), or absent. */
+export type HeaderValue = string | readonly string[] | null | undefined;
+
+/**
+ * What a caller read off a failed attempt:
+ * - `claimed`: the callee's own error (its fault, its own 503 or 504);
+ * - `criteria-met`: relayed, but a hop below wanted a retry and had none configured (the at-least-once flag);
+ * - `unclaimed`: relayed after the retries below were spent (or it was never retryable below): nobody above retries;
+ * - `absent`: no (trusted) claim: an uncooperative callee, a dropped context, a timeout or a reset with no response.
+ */
+export type Claim = 'claimed' | 'criteria-met' | 'unclaimed' | 'absent';
+
+/**
+ * Retry conditions, in Envoy's vocabulary where Envoy has a name for them:
+ * - `5xx`: any 5xx response, a connect failure or a reset (Envoy's `5xx` includes both);
+ * - `gateway-error`: 502, 503, 504; `reset`: a reset before the response was complete (replayed only when safe: see
+ *   classifyOutcome); `reset-before-request`: only a reset that provably came before the server saw the request;
+ *   `connect-failure`;
+ * - `retriable-4xx`: 409; `timeout`: the per-try timeout fired;
+ * - `4xx`: any 4xx (Seawall's name, for modelling naive helpers that retry every error status);
+ * - a number: that status code.
+ */
+export type RetryCondition =
+  | '5xx'
+  | 'gateway-error'
+  | 'reset'
+  | 'reset-before-request'
+  | 'connect-failure'
+  | 'retriable-4xx'
+  | 'timeout'
+  | '4xx'
+  | number;
+
+/** `retryOn` compiled for O(1) lookups. */
+export interface RetryOnSet {
+  readonly statuses: ReadonlySet<number>;
+  readonly timeout: boolean;
+  /** Every reset (safety still applies). */
+  readonly reset: boolean;
+  /** Resets that provably came before the request reached the server (implied by `reset`). */
+  readonly resetBeforeRequest: boolean;
+  readonly connectFailure: boolean;
+  readonly conditions: readonly RetryCondition[];
+}
 
 /** How far an exchange had got when its connection or stream was reset (see Outcome `reset`). */
 export type ResetStage = 'before-request' | 'after-request' | 'mid-response';

@@ -115,17 +115,19 @@ export function checkJson(block: Block): string[] {
 /** Metric names Seawall's instruments give in Prometheus: `seawall.server.rq` -> seawall_server_rq. */
 function instrumentNames(): Set<string> {
   const names = new Set<string>();
-  const dir = join(ROOT, 'src/http');
-  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
-  for (const file of files) {
-    for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/'(seawall\.[a-z0-9_.]+)'/g)) {
-      names.add((m[1] as string).replaceAll('.', '_'));
+  // The drivers' telemetry: the shared attempt loop's (src/driver, after issue #23's re-layout) and the server's.
+  for (const dir of ['src/http', 'src/driver'].map((d) => join(ROOT, d)).filter((d) => existsSync(d))) {
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    for (const file of files) {
+      for (const m of readFileSync(join(dir, file), 'utf8').matchAll(/'(seawall\.[a-z0-9_.]+)'/g)) {
+        names.add((m[1] as string).replaceAll('.', '_'));
+      }
     }
   }
   return names;
 }
 
-/** A PromQL block: brackets balance and every seawall_* metric is one an instrument of src/http exports. */
+/** A PromQL block: brackets balance and every seawall_* metric is one an instrument of the drivers exports. */
 export function checkPromql(block: Block): string[] {
   const problems: string[] = [];
   const known = instrumentNames();
@@ -140,7 +142,7 @@ export function checkPromql(block: Block): string[] {
     if (depth !== 0) problems.push(`${at}: brackets do not balance`);
     for (const m of query.matchAll(/\bseawall_[a-z0-9_]+/g)) {
       const name = m[0].replace(/_(total|bucket|sum|count)$/, '');
-      if (!known.has(name)) problems.push(`${at}: no instrument of src/http is exported as ${m[0]}`);
+      if (!known.has(name)) problems.push(`${at}: no instrument of the drivers is exported as ${m[0]}`);
     }
   });
   return problems;

@@ -2,14 +2,8 @@
 import diagnostics from 'node:diagnostics_channel';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type AttemptContext,
-  type CancelEvent,
-  type DropEvent,
-  execute,
-  SEAWALL_CHANNELS,
-  type ShedEvent,
-} from '../../src/http/index.js';
+import { type AttemptContext, execute } from '../../src/execute/index.js';
+import { type CancelEvent, type DropEvent, SEAWALL_CHANNELS, type ShedEvent } from '../../src/http/index.js';
 import { encodeAbsoluteDeadline } from '../../src/policy/deadline.js';
 import { RetryPolicy } from '../../src/policy/index.js';
 import { closeAll, expectBalanced, gatedHandler, open, send, serve, sleep, waitFor } from './server-helpers.js';

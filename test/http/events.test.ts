@@ -2,10 +2,10 @@
 import diagnostics from 'node:diagnostics_channel';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createExecutor } from '../../src/execute/index.js';
 import {
   type BudgetRefusedEvent,
   type CancelEvent,
-  createExecutor,
   createFetch,
   type DropEvent,
   type GiveUpEvent,
