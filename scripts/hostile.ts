@@ -6,13 +6,13 @@ import fc from 'fast-check';
 import { Agent, request } from 'undici';
 import {
   createFetch,
-  encodeAbsoluteDeadline,
   RetryPolicy,
   retryInterceptor,
   type SeawallClientOptions,
   seawallConnector,
   seawallHandler,
 } from '../src/index.js';
+import { encodeAbsoluteDeadline } from '../src/policy/index.js';
 
 type Row = [string, string, string];
 const rows: Row[] = [];

@@ -160,7 +160,8 @@ console.log(JSON.stringify(out));`;
   it("types a user's code against the shipped declarations, without the simulator's hot-loop twins", () => {
     writeFileSync(
       join(app, 'user.ts'),
-      `import { LoadShedder, RetryPolicy, type RetryCall, type StopReason } from 'seawall';
+      `import { RetryPolicy, type RetryCall, type StopReason } from 'seawall';
+import { LoadShedder } from 'seawall/policy';
 import { simulate } from 'seawall/sim';
 const call: RetryCall = new RetryPolicy({ maxAttempts: 2 }).start(0, { method: 'GET' });
 const plan = call.beginAttempt(0);

@@ -1,7 +1,8 @@
 // The pinned public surface: every name each entry point exports, values and types (test/surface.test.ts checks the
 // source, test/package.test.ts the packed tarball). A deliberate export edits this file and docs/api.md.
+// The root is not a superset of `seawall/policy`: it carries the policy names an application uses (APP_POLICY_*).
 
-/** `seawall/policy` (and the root): values. */
+/** `seawall/policy`: values (the root has only APP_POLICY_VALUES of them). */
 export const POLICY_VALUES = [
   'Balancer',
   'CircuitBreaker',
@@ -49,7 +50,7 @@ export const POLICY_VALUES = [
   'serverWait',
 ];
 
-/** `seawall/policy` (and the root): types only. */
+/** `seawall/policy`: types only (the root has only APP_POLICY_TYPES of them). */
 export const POLICY_TYPES = [
   'Admission',
   'AttemptPlan',
@@ -135,6 +136,86 @@ export const POLICY_TYPES = [
   'StopReason',
   'SweepReport',
   'TokenBucketOptions',
+];
+
+/**
+ * The policy core's names the root re-exports: what an application constructs or writes (the retry policy, the
+ * breakers, limits and outlier detector it may share between clients, the config error, the stop reasons) and the types
+ * of the configs, stats and outcomes the root's drivers take and give. The rest of `seawall/policy` is the driver kit.
+ */
+export const APP_POLICY_VALUES = [
+  'CircuitBreaker',
+  'ConcurrencyBreaker',
+  'ConfigError',
+  'OutlierDetector',
+  'RetryPolicy',
+  'STOP_REASONS',
+  'createRandom',
+];
+
+/** The root's policy types (see APP_POLICY_VALUES). */
+export const APP_POLICY_TYPES = [
+  'AttemptPlan',
+  'BackoffConfig',
+  'BackoffKind',
+  'BalancerKind',
+  'BreakerPermit',
+  'BreakerRejectReason',
+  'BreakerRejection',
+  'BreakerReportFate',
+  'BreakerState',
+  'BreakerStats',
+  'BreakerVerdict',
+  'BreakerWindowConfig',
+  'BudgetConfig',
+  'CircuitBreakerConfig',
+  'ConcurrencyBreakerConfig',
+  'ConcurrencyOverflow',
+  'ConcurrencyPermit',
+  'ConcurrencyResource',
+  'ConcurrencyStats',
+  'ConcurrencyVerdict',
+  'ConfigIssue',
+  'Decision',
+  'Duration',
+  'EjectionReason',
+  'EjectionVerdict',
+  'FailureRateConfig',
+  'HeaderSource',
+  'LoadBalancerConfig',
+  'LoadShedderConfig',
+  'Outcome',
+  'OutcomeKind',
+  'OutlierDetectionConfig',
+  'OutlierEvent',
+  'OutlierHostSnapshot',
+  'OutlierOutcome',
+  'OutlierStats',
+  'OverflowReason',
+  'QueueTicket',
+  'Random',
+  'RatioBudgetOptions',
+  'Refusal',
+  'RelayedClaim',
+  'RequestTraits',
+  'ResetStage',
+  'ResolvedBreakerWindow',
+  'ResolvedCircuitBreakerConfig',
+  'ResolvedConcurrencyBreakerConfig',
+  'ResolvedLoadShedderConfig',
+  'ResolvedOutlierDetectionConfig',
+  'ResolvedRetryConfig',
+  'RetryCall',
+  'RetryCondition',
+  'RetryOnSet',
+  'RetryPolicyConfig',
+  'RetryPolicyOptions',
+  'RetryStats',
+  'SafetyTraits',
+  'ShedDiscipline',
+  'ShedStats',
+  'StopReason',
+  'SweepReport',
 ];
 
 /** The HTTP drivers (in the root only): values. */
@@ -246,5 +327,5 @@ export const SIM_TYPES = [
   'VariantSpec',
 ];
 
-export const ROOT_VALUES = [...POLICY_VALUES, ...HTTP_VALUES, ...EXECUTE_VALUES];
-export const ROOT_TYPES = [...POLICY_TYPES, ...HTTP_TYPES, ...EXECUTE_TYPES];
+export const ROOT_VALUES = [...APP_POLICY_VALUES, ...HTTP_VALUES, ...EXECUTE_VALUES];
+export const ROOT_TYPES = [...APP_POLICY_TYPES, ...HTTP_TYPES, ...EXECUTE_TYPES];

@@ -1,4 +1,5 @@
-// The public surface, pinned: every name each entry point exports (values at run time, types by the compiler).
+// The public surface, pinned: every name each entry point exports (values at run time, types by the compiler). The
+// root carries what an application uses; the driver kit is on seawall/policy only.
 // An export added or removed by accident turns this red; a deliberate one edits test/surface-names.ts and docs/api.md.
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -8,6 +9,8 @@ import * as root from '../src/index.js';
 import * as policy from '../src/policy/index.js';
 import * as sim from '../src/sim/index.js';
 import {
+  APP_POLICY_TYPES,
+  APP_POLICY_VALUES,
   HTTP_TYPES,
   HTTP_VALUES,
   POLICY_TYPES,
@@ -67,5 +70,24 @@ describe('the public surface', () => {
   it('keeps the lists disjoint: a type-only name has no value, and no name is listed twice', () => {
     const all = [...ROOT_VALUES, ...ROOT_TYPES, ...SIM_VALUES, ...SIM_TYPES];
     expect(new Set(all).size).toBe(all.length);
+  });
+
+  it("keeps the root's policy names a part of seawall/policy, and the driver kit off the root", () => {
+    expect(APP_POLICY_VALUES.filter((n) => !POLICY_VALUES.includes(n))).toEqual([]);
+    expect(APP_POLICY_TYPES.filter((n) => !POLICY_TYPES.includes(n))).toEqual([]);
+    // The codecs, parsers and hop helpers: a refactor of src/policy/hop.ts or deadline.ts must not break `seawall`.
+    for (const kit of [
+      'encodeAbsoluteDeadline',
+      'parseRetryAfter',
+      'readInboundHop',
+      'responseOutcome',
+      'LoadShedder',
+    ]) {
+      expect(kit in root, kit).toBe(false);
+      expect(kit in policy, kit).toBe(true);
+    }
+    // The same objects, whichever entry an application or a driver of its own imports them from.
+    expect(root.RetryPolicy).toBe(policy.RetryPolicy);
+    expect(root.CircuitBreaker).toBe(policy.CircuitBreaker);
   });
 });

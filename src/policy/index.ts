@@ -1,4 +1,5 @@
-// The sans-I/O policy core's public surface (`seawall/policy`, and the package root): an explicit list, re-exports only.
+// The sans-I/O policy core's public surface, `seawall/policy` (the driver kit; the root re-exports only the part an
+// application uses, listed in src/index.ts): an explicit list, re-exports only.
 // Left out on purpose: the allocation-free twins' constants (OFFER_*), defaults and limits (DEFAULT_*, MAX_*), header
 // name constants, config parse helpers (validate*, resolve*, compile*, collect*) and the pieces the drivers and the
 // simulator use to build a call (attemptHeaders, readClaim, createBudget, ...): they import those by relative path.
