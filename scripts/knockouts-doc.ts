@@ -1,5 +1,7 @@
-// The knock-out table of docs/testing.md, rendered from scripts/knockouts-list.ts (kept in sync by a test).
+// The knock-out table of docs/testing.md, rendered from scripts/knockouts-list.ts and the marks in the code (kept in
+// sync by a test).
 import type { Knockout } from './knockouts-list.js';
+import { type MarkSite, siteOf } from './knockouts-marks.js';
 
 export const TABLE_START = '<!-- knockouts:start (npm run knockouts -- --doc) -->';
 export const TABLE_END = '<!-- knockouts:end -->';
@@ -10,10 +12,16 @@ function code(text: string): string {
   return `\`${flat}\``;
 }
 
-export function knockoutTable(list: readonly Knockout[]): string {
+/** The table; each change is shown in the file its mark is found in (`marks`: scanMarks of the tree). */
+export function knockoutTable(list: readonly Knockout[], marks: Map<string, MarkSite[]>): string {
+  const where = (k: Knockout): string => {
+    const site = siteOf(marks, k.mark);
+    const file = typeof site === 'string' ? '(mark not found)' : site.file;
+    return k.mark === k.id ? `\`${file}\`` : `\`${file}\` (mark \`${k.mark}\`)`;
+  };
   const rows = list.map(
     (k) =>
-      `| \`${k.id}\` | ${k.mechanism} | \`${k.file}\`: ${code(k.find)} → ${code(k.replace)} | ${k.tests
+      `| \`${k.id}\` | ${k.mechanism} | ${where(k)}: ${code(k.find)} → ${code(k.replace)} | ${k.tests
         .map((t) => `\`${t}\``)
         .join(', ')} |`,
   );

@@ -1,4 +1,5 @@
-// Switches each tested mechanism off in turn (scripts/knockouts-list.ts) and checks that its tests turn red.
+// Switches each tested mechanism off in turn (scripts/knockouts-list.ts) and checks that its tests turn red. Each
+// knock-out names a mark in the code (scripts/knockouts-marks.ts), not a file: the line it changes is the marked one.
 // Run: npm run knockouts [-- ID ...] [--no-baseline] [--lanes N]   (`--doc` only rewrites the table in docs/testing.md)
 // The source is restored after every knock-out, also on Ctrl-C; a knock-out its tests miss fails the run.
 
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { knockoutTable, replaceTable } from './knockouts-doc.js';
 import { KNOCKOUTS, type Knockout } from './knockouts-list.js';
+import { applyAtMark, type MarkSite, scanMarks, siteOf } from './knockouts-marks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOC = `${ROOT}docs/testing.md`;
@@ -87,16 +89,21 @@ function laneCopy(): string {
   return `${dir}/`;
 }
 
-/** Applies the knock-out in the tree at `root`, runs its tests there, restores the file. */
-async function knockOut(k: Knockout, root = ROOT): Promise<string | null> {
-  const path = `${root}${k.file}`;
+/**
+ * Applies the knock-out in the tree at `root` (at the line its mark guards, found once in the checkout: a lane's copy
+ * holds the same files), runs its tests there, restores the file.
+ */
+async function knockOut(k: Knockout, marks: Map<string, MarkSite[]>, root = ROOT): Promise<string | null> {
+  const site = siteOf(marks, k.mark);
+  if (typeof site === 'string') return `${site}: update the list or the mark`;
+  const path = `${root}${site.file}`;
   const original = readFileSync(path, 'utf8');
-  const count = original.split(k.find).length - 1;
-  if (count !== 1) return `"${k.find}" occurs ${count} times in ${k.file} (must be once): update the list`;
+  const changed = applyAtMark(original, site, k.find, k.replace);
+  if ('problem' in changed) return `${changed.problem}: update the list`;
   const restore = () => writeFileSync(path, original);
   restores.add(restore);
   try {
-    writeFileSync(path, original.replace(k.find, k.replace));
+    writeFileSync(path, changed.text);
     const { code, failed, ms } = await runTests(k.tests, root);
     const seconds = (ms / 1000).toFixed(1);
     if (code === null) return `its tests ran past ${LIMIT_MS / 1000} s (killed): a red that needs a timeout`;
@@ -114,7 +121,7 @@ async function knockOut(k: Knockout, root = ROOT): Promise<string | null> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--doc')) {
-    writeFileSync(DOC, replaceTable(readFileSync(DOC, 'utf8'), knockoutTable(KNOCKOUTS)));
+    writeFileSync(DOC, replaceTable(readFileSync(DOC, 'utf8'), knockoutTable(KNOCKOUTS, scanMarks(ROOT))));
     log(`wrote the table in ${DOC}`);
     return;
   }
@@ -128,6 +135,10 @@ async function main(): Promise<void> {
   const unknown = ids.filter((id) => !KNOCKOUTS.some((k) => k.id === id));
   if (unknown.length > 0) throw new Error(`no knock-out named ${unknown.join(', ')}`);
   const chosen = ids.length === 0 ? KNOCKOUTS : KNOCKOUTS.filter((k) => ids.includes(k.id));
+  // Each mark is looked up once, in the checkout, before any file is changed.
+  const marks = scanMarks(ROOT);
+  const unplaced = chosen.map((k) => [k.id, siteOf(marks, k.mark)] as const).filter(([, s]) => typeof s === 'string');
+  if (unplaced.length > 0) throw new Error(unplaced.map(([id, problem]) => `${id}: ${problem}`).join('\n'));
   // The tests must pass as they are, or their red under a knock-out proves nothing.
   const files = [...new Set(chosen.flatMap((k) => k.tests))];
   if (skipBaseline) log(`baseline: skipped (--no-baseline: ${files.length} test files passed just before)`);
@@ -143,7 +154,7 @@ async function main(): Promise<void> {
   const queue = [...chosen];
   const lane = async (root: string) => {
     for (let k = queue.shift(); k !== undefined; k = queue.shift()) {
-      const problem = await knockOut(k, root);
+      const problem = await knockOut(k, marks, root);
       if (problem !== null) {
         missed.push(`${k.id}: ${problem}`);
         log(`  MISSED: ${k.id}: ${problem}`);
