@@ -3,7 +3,8 @@
 //   .ts .js (and .mts, .cts, .mjs, .cjs, .tsx, .jsx)   a `//` comment: `@ko` after two slashes
 //   .yaml .yml .sh                                      a `#` comment
 //   .md                                                 an HTML comment, closed on the same line
-// The comment holds the mark and nothing else, so a sentence that mentions the syntax is never a mark. Moving the
+// The comment holds the mark and nothing else, so a sentence that mentions the syntax is never a mark. The same
+// syntax with `@eq` marks a line whose surviving mutants are equivalent (scripts/mutation-doc.ts). Moving the
 // guarded line with its mark to another file keeps the knock-out; scripts/knockouts.ts and test/knockouts.test.ts
 // find the one file holding each mark among the tracked files (git ls-files, or a bounded walk without git).
 
@@ -14,10 +15,16 @@ import { extname, join } from 'node:path';
 /** A mark's name: lower-case letters and digits, words joined by single dashes. */
 export const MARK_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
+/**
+ * The tags: `@ko` marks a knock-out's line (scripts/knockouts-list.ts), `@eq` a line whose surviving mutants are
+ * equivalent (scripts/mutation-doc.ts says why). Marks of both kinds may stand stacked above one line.
+ */
+export type MarkTag = 'ko' | 'eq';
 const NAME = '([a-z0-9]+(?:-[a-z0-9]+)*)';
-const SLASHES = new RegExp(`^(.*?)//[ \\t]*@ko[ \\t]+${NAME}[ \\t]*$`);
-const HASH = new RegExp(`^(.*?)#[ \\t]*@ko[ \\t]+${NAME}[ \\t]*$`);
-const HTML = new RegExp(`^(.*?)<!--[ \\t]*@ko[ \\t]+${NAME}[ \\t]*-->[ \\t]*$`);
+const TAG = '@(ko|eq)';
+const SLASHES = new RegExp(`^(.*?)//[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*$`);
+const HASH = new RegExp(`^(.*?)#[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*$`);
+const HTML = new RegExp(`^(.*?)<!--[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*-->[ \\t]*$`);
 
 const SYNTAX: Record<string, RegExp> = {
   '.ts': SLASHES,
@@ -36,6 +43,7 @@ const SYNTAX: Record<string, RegExp> = {
 
 /** Where a mark is: its file (relative to the tree's root) and lines, 0-based. */
 export interface MarkSite {
+  tag: MarkTag;
   mark: string;
   file: string;
   /** The line holding the mark. */
@@ -49,17 +57,25 @@ export function markSyntax(file: string): RegExp | null {
   return SYNTAX[extname(file)] ?? null;
 }
 
-/** Every mark in one file's text. */
-export function marksIn(file: string, text: string): MarkSite[] {
+/**
+ * Every mark with `tag` in one file's text. A mark alone on its line guards the next line that is not itself a
+ * stand-alone mark (a knock-out's and a mutant's mark may be stacked above one line).
+ */
+export function marksIn(file: string, text: string, tag: MarkTag = 'ko'): MarkSite[] {
   const syntax = markSyntax(file);
-  if (syntax === null || !text.includes('@ko')) return [];
-  const sites: MarkSite[] = [];
+  if (syntax === null || !text.includes(`@${tag}`)) return [];
   const lines = text.split('\n');
+  const found = lines.map((line) => {
+    const m = syntax.exec(line.replace(/\r$/, ''));
+    return m === null ? null : { tag: m[2] as MarkTag, mark: m[3] as string, alone: (m[1] as string).trim() === '' };
+  });
+  const sites: MarkSite[] = [];
   for (let i = 0; i < lines.length; i++) {
-    const m = syntax.exec((lines[i] as string).replace(/\r$/, ''));
-    if (m === null) continue;
-    const trailing = (m[1] as string).trim() !== '';
-    sites.push({ mark: m[2] as string, file, markLine: i, line: trailing ? i : i + 1 });
+    const m = found[i];
+    if (m === null || m === undefined || m.tag !== tag) continue;
+    let line = i;
+    if (m.alone) for (line = i + 1; found[line]?.alone === true; line++);
+    sites.push({ tag, mark: m.mark, file, markLine: i, line });
   }
   return sites;
 }
@@ -102,11 +118,11 @@ export function markFiles(root: string): string[] {
     .sort();
 }
 
-/** Every mark in the tree at `root`, by name (a name held twice has two sites: an error the callers report). */
-export function scanMarks(root: string): Map<string, MarkSite[]> {
+/** Every mark with `tag` in the tree at `root`, by name (a knock-out's mark held twice has two sites: an error). */
+export function scanMarks(root: string, tag: MarkTag = 'ko'): Map<string, MarkSite[]> {
   const marks = new Map<string, MarkSite[]>();
   for (const file of markFiles(root)) {
-    for (const site of marksIn(file, readFileSync(join(root, file), 'utf8'))) {
+    for (const site of marksIn(file, readFileSync(join(root, file), 'utf8'), tag)) {
       marks.set(site.mark, [...(marks.get(site.mark) ?? []), site]);
     }
   }

@@ -33,7 +33,7 @@ describe('knock-outs', () => {
     expect(orphans.map((s) => `${s.file}:${s.markLine + 1} ${s.mark}`)).toEqual([]);
   });
 
-  it('reads a mark alone above its line or after code on it, in each file type, and nothing that only mentions one', () => {
+  it('reads a mark alone above its line or after code on it, in each file type, stacked, and nothing that mentions one', () => {
     const tag = (name: string) => ['@', 'ko ', name].join('');
     const ts = [
       'const a = 1;',
@@ -43,16 +43,23 @@ describe('knock-outs', () => {
       `// ${tag('<id>')}`,
     ];
     expect(marksIn('src/x.ts', ts.join('\n'))).toEqual([
-      { mark: 'above', file: 'src/x.ts', markLine: 1, line: 2 },
-      { mark: 'trailing', file: 'src/x.ts', markLine: 3, line: 3 },
+      { tag: 'ko', mark: 'above', file: 'src/x.ts', markLine: 1, line: 2 },
+      { tag: 'ko', mark: 'trailing', file: 'src/x.ts', markLine: 3, line: 3 },
     ]);
     expect(marksIn('s/x.yaml', `# ${tag('in-yaml')}\nkey: 1`)).toEqual([
-      { mark: 'in-yaml', file: 's/x.yaml', markLine: 0, line: 1 },
+      { tag: 'ko', mark: 'in-yaml', file: 's/x.yaml', markLine: 0, line: 1 },
     ]);
     expect(marksIn('d/x.md', `<!-- ${tag('in-md')} -->\ntext\n\`// ${tag('mentioned')}\``)).toEqual([
-      { mark: 'in-md', file: 'd/x.md', markLine: 0, line: 1 },
+      { tag: 'ko', mark: 'in-md', file: 'd/x.md', markLine: 0, line: 1 },
     ]);
     expect(marksIn('d/x.txt', `// ${tag('no-syntax')}`)).toEqual([]);
+    // A knock-out's and a mutant's marks stacked above one line both guard it.
+    const eq = (name: string) => ['@', 'eq ', name].join('');
+    const stacked = `// ${tag('stacked')}\n// ${eq('equivalent')}\nif (x) {`;
+    expect(marksIn('a.ts', stacked)).toEqual([{ tag: 'ko', mark: 'stacked', file: 'a.ts', markLine: 0, line: 2 }]);
+    expect(marksIn('a.ts', stacked, 'eq')).toEqual([
+      { tag: 'eq', mark: 'equivalent', file: 'a.ts', markLine: 1, line: 2 },
+    ]);
     const site = marksIn('src/x.ts', ts.join('\n'))[0] as NonNullable<ReturnType<typeof marksIn>[number]>;
     expect(applyAtMark(ts.join('\n'), site, 'if (x) {', 'if (false) {')).toEqual({
       text: ts.join('\n').replace('if (x) {', 'if (false) {'),
