@@ -2,10 +2,6 @@
 
 import type { Knockout } from './knockout.js';
 
-const BREAKER = 'src/policy/breaker.ts';
-const CONCURRENCY = 'src/policy/concurrency.ts';
-const OUTLIER = 'src/policy/outlier.ts';
-const BALANCER = 'src/policy/balancer.ts';
 const BREAKER_TESTS = ['src/policy/breaker.test.ts', 'src/policy/breaker.property.test.ts'];
 const OUTLIER_TESTS = ['src/policy/outlier.test.ts', 'src/policy/outlier.property.test.ts'];
 const OUTLIER_UNIT = ['src/policy/outlier.test.ts'];
@@ -14,7 +10,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'breaker-open-fails-fast',
     mechanism: 'an open circuit breaker refuses calls at once',
-    file: BREAKER,
+    mark: 'breaker-open-fails-fast',
     find: 'n.rejectedOpen++;\n      return REJECT_OPEN;',
     replace: 'n.rejectedOpen++;',
     tests: BREAKER_TESTS,
@@ -22,7 +18,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'breaker-consecutive-failures',
     mechanism: 'the circuit breaker opens after failureThreshold consecutive failures',
-    file: BREAKER,
+    mark: 'breaker-consecutive-failures',
     find: 'if (this.consecutive >= this.config.failureThreshold || ',
     replace: 'if (false || ',
     tests: BREAKER_TESTS,
@@ -30,7 +26,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'breaker-rate-minimum-volume',
     mechanism: 'the failure rate opens the breaker only over at least minimumCalls calls',
-    file: BREAKER,
+    mark: 'breaker-rate-minimum-volume',
     find: 'w.calls >= rate.minimumCalls;',
     replace: 'w.calls >= 1;',
     tests: BREAKER_TESTS,
@@ -38,7 +34,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'breaker-half-open-bounded',
     mechanism: 'half-open lets at most halfOpenMaxProbes probes through, never everyone',
-    file: BREAKER,
+    mark: 'breaker-half-open-bounded',
     find: 'if (this.probeSlots >= this.config.halfOpenMaxProbes) {',
     replace: 'if (false) {',
     tests: BREAKER_TESTS,
@@ -46,7 +42,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'breaker-stale-reports',
     mechanism: 'a late report from an earlier breaker state cannot restart a break or close the circuit',
-    file: BREAKER,
+    mark: 'breaker-stale-reports',
     find: 'if (permit.generation !== this.generation) {',
     replace: 'if (false) {',
     tests: BREAKER_TESTS,
@@ -54,7 +50,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'concurrency-overflow',
     mechanism: 'the concurrency breaker refuses a unit over its limit instead of handing it out',
-    file: CONCURRENCY,
+    mark: 'concurrency-overflow',
     find: 'if (this.active[resource] >= this.limit(resource)) {',
     replace: 'if (false) {',
     tests: ['src/policy/concurrency.test.ts'],
@@ -62,7 +58,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'concurrency-retry-budget',
     mechanism: "Envoy's retry budget caps concurrent retries at a share of the requests outstanding",
-    file: CONCURRENCY,
+    mark: 'concurrency-retry-budget',
     find: 'return this.budget ? this.budget.allowedRetries(this.active.request + this.active.pending) : c.maxRetries;',
     replace: 'return c.maxRetries;',
     tests: ['src/policy/concurrency.test.ts'],
@@ -70,7 +66,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'outlier-max-ejection-percent',
     mechanism: 'maxEjectionPercent keeps hosts in the pool when many fail at once (a shared-DB outage)',
-    file: OUTLIER,
+    mark: 'outlier-max-ejection-percent',
     find: 'if (100 * (this.active + 1) <= cfg.maxEjectionPercent * this.hosts.size) return true;',
     replace: 'return true;',
     tests: OUTLIER_TESTS,
@@ -78,7 +74,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'outlier-ejection-time-grows',
     mechanism: 'a host ejected again stays out longer (base × times ejected, capped)',
-    file: OUTLIER,
+    mark: 'outlier-ejection-time-grows',
     find: 'if (h.multiplier * cfg.baseEjectionTimeMs < cfg.maxEjectionTimeMs + cfg.baseEjectionTimeMs) h.multiplier++;',
     replace: 'h.multiplier = 1;',
     tests: OUTLIER_UNIT,
@@ -86,7 +82,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'outlier-multiplier-decays',
     mechanism: 'a host healthy for an interval after its return loses a step of its ejection multiplier',
-    file: OUTLIER,
+    mark: 'outlier-multiplier-decays',
     find: 'if (nowMs - h.unejectedAtMs >= cfg.intervalMs) h.multiplier--;',
     replace: '',
     tests: OUTLIER_UNIT,
@@ -94,7 +90,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'outlier-success-rate',
     mechanism: 'success-rate ejection: a host far below the mean success rate is ejected at the sweep',
-    file: OUTLIER,
+    mark: 'outlier-success-rate',
     find: "this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);",
     replace: '{}',
     tests: OUTLIER_UNIT,
@@ -102,7 +98,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'balancer-skips-ejected',
     mechanism: 'the balancer sends no attempt to an ejected endpoint',
-    file: BALANCER,
+    mark: 'balancer-skips-ejected',
     find: 'const ok = !ejections.isEjected(this.endpoints[i] as string, nowMs);',
     replace: 'const ok = true;',
     tests: ['src/policy/balancer.test.ts'],
@@ -110,7 +106,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'balancer-avoids-previous',
     mechanism: 'a retry goes to another endpoint than the one that failed',
-    file: BALANCER,
+    mark: 'balancer-avoids-previous',
     find: 'if (previous >= 0 && previous < n && this.usable[previous] === 1 && count > 1) {',
     replace: 'if (false) {',
     tests: ['src/policy/balancer.test.ts'],
@@ -118,7 +114,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'balancer-panic',
     mechanism: "Envoy's panic threshold: with too few endpoints left, ejections are ignored",
-    file: BALANCER,
+    mark: 'balancer-panic',
     find: 'if (count * 100 < this.config.panicThreshold * n) {',
     replace: 'if (false) {',
     tests: ['src/policy/balancer.test.ts'],
@@ -126,7 +122,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
   {
     id: 'balancer-p2c-least-loaded',
     mechanism: 'power of two choices sends to the less loaded of two endpoints',
-    file: BALANCER,
+    mark: 'balancer-p2c-least-loaded',
     find: 'return (this.inFlight[b] as number) < (this.inFlight[a] as number) ? b : a;',
     replace: 'return a;',
     tests: ['src/policy/balancer.test.ts'],

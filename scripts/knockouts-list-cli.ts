@@ -7,7 +7,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'table-fits-width',
     mechanism: "the terminal tables (simulate's and the lab's) fit 100 columns: long names cut, columns left out",
-    file: 'src/report/text-table.ts',
+    mark: 'table-fits-width',
     find: '  if (totalWidth(widths) > maxWidth) {',
     replace: '  if (false) {',
     tests: ['src/report/table.test.ts', 'test/report/builtin-widths.test.ts', 'src/lab/table.test.ts'],
@@ -15,7 +15,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'table-names-cut-in-the-middle',
     mechanism: 'a variant name too long for the table keeps its end, so names with a common prefix stay apart',
-    file: 'src/report/text-table.ts',
+    mark: 'table-names-cut-in-the-middle',
     find: '    const cut = columns[i]?.shrinkTo !== undefined ? truncateMiddle(text, w) : truncate(text, w);',
     replace: '    const cut = truncate(text, w);',
     tests: ['src/report/table.test.ts'],
@@ -23,7 +23,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'table-load-after-trigger',
     mechanism: "the table shows the deepest service's load after the trigger (the README's 15.8), not the whole run's",
-    file: 'src/report/table.ts',
+    mark: 'table-load-after-trigger',
     find: '      formatRatio(run.amplification[run.deepestService]?.[shape.loadWindow]),',
     replace: '      formatRatio(run.amplification[run.deepestService]?.total),',
     tests: ['src/report/table.test.ts'],
@@ -31,7 +31,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'table-mean-rows',
     mechanism: 'with several seeds each variant gets a mean±spread row',
-    file: 'src/report/table.ts',
+    mark: 'table-mean-rows',
     find: '    if (runs.length > 1) rows.push(meanRow(runs, shape));',
     replace: '',
     tests: ['src/report/table.test.ts'],
@@ -39,7 +39,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'table-no-trigger',
     mechanism: 'a run without faults reads "no trigger" for recovery, not "never"',
-    file: 'src/report/table.ts',
+    mark: 'table-no-trigger',
     find: "  return run.trigger === null ? 'no trigger' : formatRecovery(run.recoverySeconds);",
     replace: '  return formatRecovery(run.recoverySeconds);',
     tests: ['src/report/table.test.ts'],
@@ -47,7 +47,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'summary-trigger',
     mechanism: 'the summary reports the trigger (null without faults, or when they start after the run)',
-    file: 'src/sim/metrics/summary.ts',
+    mark: 'summary-trigger',
     find: '  const faults = allFaults.filter((f) => f.startMs < durationMs);',
     replace: '  const faults = allFaults;',
     tests: ['src/sim/model/model.test.ts'],
@@ -55,7 +55,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'lab-no-trigger',
     mechanism: 'the one verdict over seeds (lab, report, table) reads "no trigger" as its own verdict, not as "never"',
-    file: 'src/sim/metrics/verdict.ts',
+    mark: 'lab-no-trigger',
     find: '    if (run.trigger === null) continue;',
     replace: '',
     tests: ['src/lab/compare.test.ts', 'src/report/verdict.test.ts', 'src/sim/metrics/verdict.test.ts'],
@@ -63,7 +63,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'scenario-variant-new-service',
     mechanism: 'a variant naming a service the top level lacks is an error with the closest name, not a new service',
-    file: 'src/sim/scenario/load.ts',
+    mark: 'scenario-variant-new-service',
     find: '          overlay: baseServices === null ? overlay : withoutNewServices(overlay, baseServices, link, problems),',
     replace: '          overlay,',
     tests: ['src/sim/scenario/load.test.ts'],
@@ -71,7 +71,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
   {
     id: 'scenario-policy-with-schema',
     mechanism: 'a model the schema refused still gets its policy blocks checked: both kinds of problem in one run',
-    file: 'src/sim/scenario/load.ts',
+    mark: 'scenario-policy-with-schema',
     find: '      checkPolicyBlocks(merged, policyProblems);',
     replace: '',
     tests: ['src/sim/scenario/load.test.ts'],

@@ -5,13 +5,12 @@ import type { Knockout } from './knockout.js';
 const HTTP_BREAKERS = ['test/http/upstream-breakers.test.ts'];
 const HTTP_BALANCER = ['test/http/upstream-balancer.test.ts'];
 /** The one guard pipeline both drivers run (the HTTP and simulator knock-outs remove the same line). */
-const PIPELINE = 'src/policy/upstream/pipeline.ts';
 
 export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-breaker-asked',
     mechanism: 'the HTTP client asks the circuit breaker before every attempt',
-    file: PIPELINE,
+    mark: 'http-breaker-asked',
     find: 'const breaker = this.breaker;\n    if (breaker !== null) {',
     replace: 'const breaker = this.breaker;\n    if (false) {',
     tests: HTTP_BREAKERS,
@@ -19,7 +18,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-retry-slot',
     mechanism: "the HTTP client holds a retry to the limits' maxRetries (Envoy's max_retries)",
-    file: PIPELINE,
+    mark: 'http-retry-slot',
     find: 'if (!this.takeRetry(hold)) {',
     replace: 'if (false) {',
     tests: HTTP_BREAKERS,
@@ -27,7 +26,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-retry-other-endpoint',
     mechanism: "the HTTP client's retry goes to another endpoint than the one that failed",
-    file: PIPELINE,
+    mark: 'http-retry-other-endpoint',
     find: 'const previous = hold.endpoint;',
     replace: 'const previous = -1;',
     tests: HTTP_BALANCER,
@@ -35,7 +34,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-outlier-reported',
     mechanism: "the HTTP client reports each attempt's result to the outlier detector",
-    file: PIPELINE,
+    mark: 'http-outlier-reported',
     find: 'if (outlier !== null) {\n        const u = this.resultDraws',
     replace: 'if (false) {\n        const u = this.resultDraws',
     tests: HTTP_BALANCER,
@@ -43,7 +42,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'http-monotonic-clock',
     mechanism: "the HTTP client's breakers and ejections run on a clock that never steps back",
-    file: 'src/http/clock.ts',
+    mark: 'http-monotonic-clock',
     find: 'return performance.timeOrigin + performance.now();',
     replace: 'return Date.now();',
     tests: ['test/http/upstream-hostile.test.ts'],
@@ -51,7 +50,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-refused-uncounted',
     mechanism: 'a retry refused by max_retries is not counted as a retry',
-    file: 'src/policy/retry-call.ts',
+    mark: 'retry-refused-uncounted',
     find: "this.policy.counters.retries--;\n    this.end('budget-exhausted');",
     replace: "this.end('budget-exhausted');",
     tests: ['src/policy/retry-refused.test.ts'],
@@ -59,7 +58,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-breaker-asked',
     mechanism: 'the simulator asks the circuit breaker before every attempt',
-    file: PIPELINE,
+    mark: 'sim-breaker-asked',
     find: 'const verdict = breaker.tryAcquire(time.nowMs);\n      if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);',
     replace: 'const verdict = breaker.tryAcquire(time.nowMs);',
     tests: ['src/sim/model/guards.test.ts'],
@@ -67,7 +66,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-outlier-reported',
     mechanism: "the simulator reports each attempt's result to the outlier detector",
-    file: PIPELINE,
+    mark: 'http-outlier-reported',
     find: 'if (outlier !== null) {\n        const u = this.resultDraws',
     replace: 'if (false) {\n        const u = this.resultDraws',
     tests: ['src/sim/model/outliers.test.ts'],
@@ -75,7 +74,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-fault-per-instance',
     mechanism: "a fault's instances: it hits only the instances it lists",
-    file: 'src/sim/model/fault-state.ts',
+    mark: 'sim-fault-per-instance',
     find: 'if (fault.instances !== null && !fault.instances.includes(instance)) return;',
     replace: '',
     tests: ['src/sim/model/outliers.test.ts', 'src/sim/model/fault-state.test.ts'],
@@ -83,7 +82,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'mesh-istio-attempts-are-retries',
     mechanism: "Istio's attempts count retries: maxAttempts = attempts + 1",
-    file: 'src/mesh/istio-policy.ts',
+    mark: 'mesh-istio-attempts-are-retries',
     find: 'let maxAttempts = attempts + 1;',
     replace: 'let maxAttempts = attempts;',
     tests: ['src/mesh/import.test.ts'],
@@ -91,7 +90,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'lint-amplification-multiplies',
     mechanism: "seawall lint multiplies the attempts along a call path (bad's 16× at member-api)",
-    file: 'src/mesh/lint.ts',
+    mark: 'lint-amplification-multiplies',
     find: 'const total = product * f;',
     replace: 'const total = Math.max(product, f);',
     tests: ['src/mesh/lint.test.ts'],
@@ -100,7 +99,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'mesh-export-reports-breaker',
     mechanism:
       "mesh export reports a variant's circuit breaker as not exported (c-circuit-breaker), never drops it silently",
-    file: 'src/mesh/export-policy.ts',
+    mark: 'mesh-export-reports-breaker',
     find: '  if (edge.circuitBreaker !== undefined) {',
     replace: '  if (false) {',
     tests: ['src/mesh/export-simulate.test.ts'],
@@ -109,7 +108,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'mesh-reads-simulator-guards',
     mechanism:
       "the mesh tools see the guards the simulator's loader resolved (a variant's limits and outlier detection)",
-    file: 'src/mesh/scenario-read.ts',
+    mark: 'mesh-reads-simulator-guards',
     find: '  if (e.limits !== null) out.limits = e.limits;',
     replace: '',
     tests: ['src/mesh/export-simulate.test.ts'],
@@ -118,7 +117,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'client-timer-cap',
     mechanism:
       "the attempt loop's timers are capped at setTimeout's limit (a deadline 40 days out is not a 1 ms timeout)",
-    file: 'src/http/client.ts',
+    mark: 'client-timer-cap',
     find: 'setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this)',
     replace: 'setTimeout(fireTimer, ms, this)',
     tests: ['src/execute/execute-hostile.test.ts'],
@@ -126,7 +125,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'client-no-backoff-after-reentrant-abort',
     mechanism: 'a hook or subscriber that aborts the call while a retry is published leaves no backoff timer behind',
-    file: 'src/http/client.ts',
+    mark: 'client-no-backoff-after-reentrant-abort',
     find: '    if (this.state !== SLEEPING) return false;',
     replace: '',
     tests: ['src/execute/execute-reentry.test.ts'],
@@ -134,7 +133,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
   {
     id: 'abort-fanout-one-listener',
     mechanism: 'a signal shared by many calls holds one abort listener, not one per call',
-    file: 'src/http/abort-fanout.ts',
+    mark: 'abort-fanout-one-listener',
     find: '  if (waiters === undefined) {',
     replace: '  {',
     tests: ['src/execute/execute-load.test.ts'],
@@ -143,7 +142,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'give-up-set',
     mechanism:
       'one give-up set beside the stop reasons: unsafe-to-retry and unclaimed-error are answers, not give-ups (events, rejectOnGiveUp)',
-    file: 'src/policy/types.ts',
+    mark: 'give-up-set',
     find: '  return GIVE_UP_REASONS.has(reason);',
     replace: "  return reason !== 'succeeded' && reason !== 'not-retryable' && reason !== 'aborted';",
     tests: ['src/policy/types.test.ts', 'test/http/events.test.ts'],
@@ -152,7 +151,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'retry-after-one-cap',
     mechanism:
       'the hint parsers return the wait asked for (bounded for overflow only); maxRetryAfter, the one cap, refuses a longer one',
-    file: 'src/policy/retry-after.ts',
+    mark: 'retry-after-one-cap',
     find: '  if (delayMs > MAX_SERVER_WAIT_MS) return { ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true };',
     replace:
       '  if (delayMs > DEFAULT_MAX_RETRY_AFTER_MS) return { ok: true, delayMs: DEFAULT_MAX_RETRY_AFTER_MS, bounded: true };',
@@ -162,7 +161,7 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'one-histogram-at-most',
     mechanism:
       "the one latency histogram counts a value exactly at a bound as at most it (the server's queue-wait buckets read it)",
-    file: 'src/policy/latency-histogram.ts',
+    mark: 'one-histogram-at-most',
     find: '    if ((this.maxima[last] as number) <= leMs) n += this.counts[last] as number;',
     replace: '',
     tests: ['src/policy/latency-histogram.test.ts', 'test/http/otel-server.test.ts'],

@@ -6,7 +6,7 @@ export const SURFACE_KNOCKOUTS: Knockout[] = [
   {
     id: 'surface-policy-explicit',
     mechanism: "seawall/policy exports an explicit list: a module's parse helpers do not leak onto the public surface",
-    file: 'src/policy/index.ts',
+    mark: 'surface-policy-explicit',
     find: "export type { Duration } from './duration.js';",
     replace: "export * from './duration.js';",
     tests: ['test/surface.test.ts'],
@@ -14,7 +14,7 @@ export const SURFACE_KNOCKOUTS: Knockout[] = [
   {
     id: 'surface-http-explicit',
     mechanism: "the drivers' internal metric-name tables stay off the package root",
-    file: 'src/http/index.ts',
+    mark: 'surface-http-explicit',
     find: "export type { ClientSignals, ClientStats } from './upstream-stats.js';",
     replace:
       "export type { ClientSignals, ClientStats } from './upstream-stats.js';\nexport * from './upstream-telemetry.js';",
@@ -24,7 +24,7 @@ export const SURFACE_KNOCKOUTS: Knockout[] = [
     id: 'istio-schema-retry-budget-typed',
     mechanism:
       "Seawall's Istio schema refuses every wrong value Istio's published schema refuses (retryBudget.minRetryConcurrency)",
-    file: 'src/mesh/istio-schema.ts',
+    mark: 'istio-schema-retry-budget-typed',
     find: '  minRetryConcurrency: positiveInt32.optional(),',
     replace: '  minRetryConcurrency: z.unknown().optional(),',
     tests: ['src/mesh/istio-published.test.ts'],
@@ -33,7 +33,7 @@ export const SURFACE_KNOCKOUTS: Knockout[] = [
     id: 'istio-export-published-fields',
     // The models accept unknown fields and Seawall's schema does not type what it never reads: only the record sees it.
     mechanism: "every field the Istio export writes is one Istio's published schema knows and types",
-    file: 'src/mesh/istio-write.ts',
+    mark: 'istio-export-published-fields',
     find: 'route: [{ destination: { host: fqdn(edge.to, namespace) } }],',
     replace: 'route: [{ destination: { host: fqdn(edge.to, namespace) }, headers: { seconds: 5 } }],',
     tests: ['src/mesh/istio-published.test.ts'],

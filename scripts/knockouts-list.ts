@@ -12,9 +12,6 @@ import { LAB_KNOCKOUTS } from './knockouts-list-lab.js';
 import { REPORT_KNOCKOUTS } from './knockouts-list-report.js';
 import { SURFACE_KNOCKOUTS } from './knockouts-list-surface.js';
 
-const SHED = 'src/policy/shed.ts';
-const RETRY = 'src/policy/retry-call.ts';
-const RETRY_POLICY = 'src/policy/retry.ts';
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
 const FLOOR = 'if (hint.delayMs > waitMs) waitMs = hint.delayMs;';
 
@@ -22,7 +19,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'shed-drop-at-dequeue',
     mechanism: 'queued work whose deadline passed while waiting is answered 504 instead of run',
-    file: SHED,
+    mark: 'shed-drop-at-dequeue',
     find: 'if (cfg.dropExpired && deadlinePassed(deadlineMs, nowMs)) {',
     replace: 'if (false) {',
     tests: ['src/policy/shed.property.test.ts'],
@@ -30,7 +27,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'shed-drop-on-arrival',
     mechanism: 'work that arrives already expired is answered 504 at once',
-    file: SHED,
+    mark: 'shed-drop-on-arrival',
     find: 'if (cfg.dropExpired && deadlinePassed(deadline, nowMs)) {',
     replace: 'if (false) {',
     tests: ['src/policy/shed.property.test.ts'],
@@ -38,7 +35,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'shed-queue-limit-off-by-one',
     mechanism: 'the queue holds at most queueLimit requests (an off-by-one lets one more wait)',
-    file: SHED,
+    mark: 'shed-queue-limit-off-by-one',
     find: 'if (waiting.size >= cfg.queueLimit) {',
     replace: 'if (waiting.size > cfg.queueLimit) {',
     tests: ['src/policy/hot-path.test.ts'],
@@ -46,7 +43,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'shed-no-overtaking',
     mechanism: 'an arrival never takes a free worker ahead of requests already waiting',
-    file: SHED,
+    mark: 'shed-no-overtaking',
     find: 'if (this.runningNow < cfg.workers && waiting.size === 0) {',
     replace: 'if (this.runningNow < cfg.workers) {',
     tests: ['src/policy/shed.property.test.ts'],
@@ -54,7 +51,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'shed-adaptive-lifo',
     mechanism: 'adaptive LIFO serves the newest request once the queue is stale',
-    file: SHED,
+    mark: 'shed-adaptive-lifo',
     find: 'slot = waiting.tail;',
     replace: 'slot = oldest;',
     tests: ['src/policy/shed.property.test.ts'],
@@ -62,7 +59,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-per-try-cap (policy)',
     mechanism: 'the per-try timeout is capped at the time left before the deadline',
-    file: RETRY,
+    mark: 'retry-per-try-cap',
     find: PER_TRY_CAP,
     replace: 'return perTryMs;',
     tests: ['src/policy/hot-path.test.ts'],
@@ -70,7 +67,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-per-try-cap (simulator)',
     mechanism: 'the same cap, seen through the simulator alone',
-    file: RETRY,
+    mark: 'retry-per-try-cap',
     find: PER_TRY_CAP,
     replace: 'return perTryMs;',
     tests: ['src/sim/model/shared-policy.test.ts'],
@@ -78,7 +75,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-per-try-cap (HTTP)',
     mechanism: 'the same cap, seen through the fetch and undici drivers on loopback',
-    file: RETRY,
+    mark: 'retry-per-try-cap',
     find: PER_TRY_CAP,
     replace: 'return perTryMs;',
     tests: ['test/http/fetch.test.ts', 'test/http/undici.test.ts', 'test/http/propagate.test.ts'],
@@ -86,7 +83,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-after-floor (policy)',
     mechanism: "a server's Retry-After is a floor on the jittered wait",
-    file: RETRY,
+    mark: 'retry-after-floor',
     find: FLOOR,
     replace: 'if (hint.delayMs > waitMs) waitMs = waitMs;',
     tests: ['src/policy/hot-path.test.ts'],
@@ -94,7 +91,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-after-floor (simulator)',
     mechanism: 'the same floor, seen through the simulator alone',
-    file: RETRY,
+    mark: 'retry-after-floor',
     find: FLOOR,
     replace: 'if (hint.delayMs > waitMs) waitMs = waitMs;',
     tests: ['src/sim/model/shared-policy.test.ts'],
@@ -102,7 +99,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-pushback-exact',
     mechanism: 'grpc-retry-pushback-ms sets the wait exactly (gRPC A6)',
-    file: RETRY,
+    mark: 'retry-pushback-exact',
     find: 'waitMs = pushbackMs;',
     replace: 'waitMs = 0;',
     tests: ['src/policy/retry-edges.test.ts', 'src/policy/hop-and-hints.test.ts'],
@@ -110,7 +107,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-max-retry-after',
     mechanism: 'a server asking for a longer wait than maxRetryAfter is not retried',
-    file: RETRY,
+    mark: 'retry-max-retry-after',
     find: "if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');",
     replace: '',
     tests: ['src/policy/hot-path.test.ts'],
@@ -118,7 +115,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-max-attempts',
     mechanism: 'a call makes at most maxAttempts attempts',
-    file: RETRY,
+    mark: 'retry-max-attempts',
     find: 'if (this.attempts >= this.maxAttempts) {',
     replace: 'if (false) {',
     tests: ['src/policy/retry.test.ts'],
@@ -126,7 +123,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-deadline-would-pass',
     mechanism: 'no retry is scheduled whose wait reaches the deadline',
-    file: RETRY,
+    mark: 'retry-deadline-would-pass',
     find: 'if (this.deadlineMs !== null && deadlinePassed(this.deadlineMs, nowMs + waitMs))',
     replace: 'if (false)',
     tests: ['src/policy/retry.test.ts'],
@@ -134,7 +131,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-deadline-would-pass (HTTP)',
     mechanism: 'the same rule, seen through the HTTP client against hints below maxRetryAfter',
-    file: RETRY,
+    mark: 'retry-deadline-would-pass',
     find: 'if (this.deadlineMs !== null && deadlinePassed(this.deadlineMs, nowMs + waitMs))',
     replace: 'if (false)',
     tests: ['test/http/hardening-client.test.ts'],
@@ -142,7 +139,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'retry-one-layer',
     mechanism: 'inside a request from another Seawall hop, a call makes one attempt (retries at one layer)',
-    file: RETRY,
+    mark: 'retry-one-layer',
     find: '  return fromSeawallHop && oneLayer !== false && !ownership;',
     replace: '  return false;',
     tests: ['src/policy/retry-one-layer.test.ts'],
@@ -150,7 +147,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'deadline-propagation (policy)',
     mechanism: 'every attempt carries the remaining deadline downstream (grpc-timeout)',
-    file: 'src/policy/hop.ts',
+    mark: 'deadline-propagation',
     find: 'headers[GRPC_TIMEOUT_HEADER] = encodeGrpcTimeout(Math.max(0, deadlineMs - nowMs));',
     replace: '',
     tests: ['src/policy/retry.test.ts'],
@@ -158,7 +155,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'token-bucket-threshold',
     mechanism: 'gRPC A6: a retry is allowed only while tokens > maxTokens / 2 (equal is denied)',
-    file: 'src/policy/budget.ts',
+    mark: 'token-bucket-threshold',
     find: 'return this.milliTokens * 2 > this.maxMilli;',
     replace: 'return this.milliTokens * 2 >= this.maxMilli;',
     tests: ['src/policy/budget.test.ts'],
@@ -166,7 +163,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'percent-budget',
     mechanism: 'Envoy budget: at most max(percent × active, minConcurrency) retries in flight',
-    file: 'src/policy/budget.ts',
+    mark: 'percent-budget',
     find: 'if (this.retries >= this.allowedRetries()) return false;',
     replace: '',
     tests: ['src/policy/budget.test.ts'],
@@ -174,7 +171,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'full-jitter',
     mechanism: 'full jitter draws the wait uniformly below the exponential ceiling',
-    file: 'src/policy/backoff.ts',
+    mark: 'full-jitter',
     find: 'return r * ceilingMs(b.baseMs, b.capMs, b.multiplier, n);',
     replace: 'return ceilingMs(b.baseMs, b.capMs, b.multiplier, n);',
     tests: ['src/policy/backoff.test.ts'],
@@ -182,7 +179,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'unsafe-500-not-replayed',
     mechanism: 'a 500 is replayed only when the request is idempotent or carries an idempotency key',
-    file: 'src/policy/classify.ts',
+    mark: 'unsafe-500-not-replayed',
     find: 'if (!isReplaySafeStatus(status) && !safety.replaySafe) return UNSAFE;',
     replace: '',
     tests: ['src/policy/classify.test.ts'],
@@ -190,7 +187,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'budget-lru-refresh',
     mechanism: 'a per-upstream budget in use is kept, the least recently used one is forgotten (not the oldest)',
-    file: RETRY_POLICY,
+    mark: 'budget-lru-refresh',
     find: 'budgets.delete(upstream); // most recently used goes last',
     replace: '// (knocked out) most recently used goes last',
     tests: ['src/policy/retry-budget.test.ts'],
@@ -198,7 +195,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-event-order',
     mechanism: 'simulator events at the same time fire in the order they were scheduled',
-    file: 'src/sim/heap.ts',
+    mark: 'sim-event-order',
     find: 'if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < seq)) break;',
     replace: 'if (pt < timeMs || pt === timeMs) break;',
     tests: ['src/sim/engine.test.ts'],
@@ -206,7 +203,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-token-bucket',
     mechanism: 'the token bucket, seen through the simulator alone',
-    file: 'src/policy/budget.ts',
+    mark: 'sim-token-bucket',
     find: 'acquireRetry(): boolean {\n    return this.allowRetry();',
     replace: 'acquireRetry(): boolean {\n    return true;',
     tests: ['src/sim/model/mechanisms.test.ts'],
@@ -214,7 +211,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-cancellation',
     mechanism: "a timed-out attempt is taken out of the simulated callee's queue",
-    file: 'src/sim/model/caller.ts',
+    mark: 'sim-cancellation',
     find: 'if (world.cancellation) cancelAttempt(world, attempt);',
     replace: '',
     tests: ['src/sim/model/mechanisms.test.ts'],
@@ -222,7 +219,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-deadline-propagation',
     mechanism: 'a simulated attempt carries its deadline to the callee, which drops it once expired',
-    file: 'src/sim/model/caller.ts',
+    mark: 'sim-deadline-propagation',
     find: 'sentDeadlineMs(retry.deadlineMs, edge.propagate),',
     replace: 'null,',
     tests: ['src/sim/model/mechanisms.test.ts'],
@@ -230,7 +227,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'server-cancel-queued',
     mechanism: 'a queued request whose client went away leaves the queue (HTTP middleware)',
-    file: 'src/http/server-core.ts',
+    mark: 'server-cancel-queued',
     find: 'this.shedder.cancel(request.ticket as QueueTicket<InboundRequest>);',
     replace: '',
     tests: ['test/http/server.test.ts'],
@@ -238,7 +235,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'ownership-unclaimed-stop',
     mechanism: 'with ownership, an error relayed unclaimed is not retried (a hop below already spent its retries)',
-    file: RETRY,
+    mark: 'ownership-unclaimed-stop',
     find: "if (config.ownership && !ownershipDecision(this.lastClaim, true).retry) return this.stop('unclaimed-error');",
     replace:
       "if (false && config.ownership && !ownershipDecision(this.lastClaim, true).retry) return this.stop('unclaimed-error');",
@@ -247,7 +244,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'ownership-at-least-once',
     mechanism: 'a hop without retries relays a claimed error as criteria-met, so the hop above retries it once',
-    file: 'src/policy/ownership.ts',
+    mark: 'ownership-at-least-once',
     find: 'return retriesConfigured ? RETRY_THEN_UNCLAIM : PASS_CRITERIA_MET;',
     replace: 'return retriesConfigured ? RETRY_THEN_UNCLAIM : UNCLAIMED; // (knocked out) no at-least-once flag',
     tests: ['src/policy/ownership.test.ts', 'src/policy/retry-ownership.test.ts'],
@@ -255,7 +252,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'ownership-replaces-one-layer',
     mechanism: 'with ownership, a call inside a Seawall hop may retry: the claims decide, not the one-layer rule',
-    file: RETRY,
+    mark: 'retry-one-layer',
     find: '  return fromSeawallHop && oneLayer !== false && !ownership;',
     replace: '  return fromSeawallHop && oneLayer !== false; // (knocked out) ownership keeps the one-layer rule',
     tests: ['src/policy/retry-ownership.test.ts'],
@@ -263,7 +260,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'ratio-budget-window',
     mechanism: "the ratio budget forgets deposits and withdrawals older than its ttl (Finagle's sliding window)",
-    file: 'src/policy/ratio-budget.ts',
+    mark: 'ratio-budget-window',
     find: 'if (!(nowMs - this.slotStartMs >= SLOT_MS) || nowMs === Number.POSITIVE_INFINITY) return;',
     replace: 'return; // (knocked out) the window never moves',
     tests: ['src/policy/ratio-budget.test.ts'],
@@ -271,7 +268,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'ratio-budget-withdrawal',
     mechanism: 'each retry the ratio budget allows withdraws one retry from it',
-    file: 'src/policy/ratio-budget.ts',
+    mark: 'ratio-budget-withdrawal',
     find: 'this.slots[this.current] = (this.slots[this.current] as number) - MILLI;\n    this.sum -= MILLI;',
     replace: '// (knocked out) a retry withdraws nothing',
     tests: ['src/policy/ratio-budget.test.ts'],
@@ -280,7 +277,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'sim-hop-marker',
     mechanism:
       'a simulated Seawall service reads the hop marker, so its calls make one attempt (the outermost hop retries)',
-    file: 'src/sim/model/records.ts',
+    mark: 'sim-hop-marker',
     find: 'this.fromSeawallHop = seawall && marker;',
     replace: 'this.fromSeawallHop = false;',
     tests: ['src/sim/hops.test.ts'],
@@ -288,7 +285,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-edge-without-seawall',
     mechanism: 'a scenario call marked seawall: false is made without Seawall (no hop marker, no claims read)',
-    file: 'src/sim/scenario/edges.ts',
+    mark: 'sim-edge-without-seawall',
     find: "seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;",
     replace: "readFlag(edgeSeawall, joinKey(path, 'seawall'), problems);",
     tests: ['src/sim/hops.test.ts'],
@@ -296,7 +293,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-relayed-unclaimed',
     mechanism: 'a simulated hop marks the error it relays as its failed call says, never as its own (claimed)',
-    file: 'src/sim/model/caller.ts',
+    mark: 'sim-relayed-unclaimed',
     find: 'answerClaimHeaders(status, call.retry.relayMark)',
     replace: 'answerClaimHeaders(status, null)',
     tests: ['src/sim/hops.test.ts'],
@@ -305,7 +302,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'sim-own-error-claimed',
     mechanism:
       'a simulated Seawall service claims its own errors (so a caller without retries passes the at-least-once flag up)',
-    file: 'src/sim/model/world.ts',
+    mark: 'sim-own-error-claimed',
     find: 'this.respond(request, status, request.instance.service.seawall ? answerClaimHeaders(status, null) : null);',
     replace: 'this.respond(request, status, null);',
     tests: ['src/sim/hops.test.ts'],
@@ -313,7 +310,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'sim-retry-radius',
     mechanism: 'the simulator counts each call edge that retries on behalf of a user request (retryRadius)',
-    file: 'src/sim/model/caller.ts',
+    mark: 'sim-retry-radius',
     find: 'world.metrics.hopRetried(radiusOf(user));',
     replace: '',
     tests: ['src/sim/hops.test.ts'],
@@ -321,7 +318,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'http-relayed-marking',
     mechanism: 'the client tells the inbound request how to mark the error it relays (a relaying hop never claims)',
-    file: 'src/http/client.ts',
+    mark: 'http-relayed-marking',
     find: 'context.relay?.note(call.relayMark);',
     replace: '',
     tests: ['test/http/ownership.test.ts', 'test/parity/hops-parity.test.ts'],
@@ -330,7 +327,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'http-answer-claims',
     mechanism:
       "a handler's 5xx carries the claim headers (its own error claimed, a relayed one marked), in every adapter",
-    file: 'src/http/answer-claims.ts',
+    mark: 'http-answer-claims',
     find: 'return claimEdit(answerClaimHeaders(status, relayed));',
     replace: 'return null;',
     tests: ['test/http/ownership.test.ts', 'test/http/ownership-adapters.test.ts'],
@@ -338,7 +335,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'http-trust-claims',
     mechanism: 'claims from an upstream outside the trust boundary (trustClaims / propagate false) are ignored',
-    file: 'src/http/options.ts',
+    mark: 'http-trust-claims',
     find: 'trustClaims: this.trustClaims ?? propagate,',
     replace: 'trustClaims: true,',
     tests: ['test/http/ownership.test.ts'],
@@ -347,7 +344,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'hop-inbound-marker',
     mechanism:
       'a call made for a request from another Seawall hop knows it (the hop marker reaches the policy) in both drivers',
-    file: RETRY,
+    mark: 'hop-inbound-marker',
     find: 'const fromSeawallHop = traits.fromSeawallHop === true || inbound?.fromSeawallHop === true;',
     replace: 'const fromSeawallHop = traits.fromSeawallHop === true;',
     tests: ['src/policy/hop.test.ts', 'src/sim/hops.test.ts', 'test/http/ownership.test.ts'],
@@ -355,7 +352,7 @@ export const KNOCKOUTS: Knockout[] = [
   {
     id: 'hop-inbound-deadline',
     mechanism: "the inbound request's deadline bounds every call made for it, in both drivers",
-    file: RETRY,
+    mark: 'hop-inbound-deadline',
     find: '      deadlineMs = deadlineMs === null ? hopDeadline : Math.min(deadlineMs, hopDeadline);',
     replace: '      deadlineMs = deadlineMs ?? null;',
     tests: ['src/policy/hop.test.ts', 'test/http/operate.test.ts', 'src/sim/hops.test.ts'],

@@ -1,24 +1,21 @@
-// Why each surviving mutant of the issue #12 policies (breaker) is equivalent: [file, a fragment of the mutated line, reason].
+// Why each surviving mutant of the issue #12 policies (breaker) is equivalent: [mark, reason]
+// (the `@eq` mark on the mutated line: scripts/mutation-doc.ts).
 
-export const BREAKER_REASONS: [string, string, string][] = [
+export const BREAKER_REASONS: [string, string][] = [
   [
-    'breaker.ts',
-    'if (!(n > this.head)) {',
+    'breaker-head',
     'when the position falls in the newest bucket the loop below empties nothing and the head stays: the same as the early return',
   ],
   [
-    'breaker.ts',
-    'for (let i = Math.max(this.head + 1, n - this.buckets + 1); i <= n; i++) {',
+    'breaker-math-max-head-buckets',
     'starting two buckets earlier only empties slots the same loop empties anyway (bucket i and i + buckets share a slot): a slot emptied twice subtracts nothing the second time',
   ],
   [
-    'breaker.ts',
-    "return this.current === 'open' ? this.openUntilMs : Infinity;",
+    'breaker-current-open-openuntilms-infinity',
     'openUntilMs is Infinity in every state but open (half-opening sets it so, and a circuit closes only from half-open), so the test restates it',
   ],
   [
-    'breaker.ts',
-    'const rateTrips = w !== null && rate !== null && w.calls >= rate.minimumCalls;',
+    'breaker-ratetrips-rate-calls-rate',
     'the window exists exactly when the failure rate is on (the constructor builds one from the other), so either null test alone decides: the pair is for the type checker',
   ],
 ];

@@ -20,6 +20,7 @@ function dispatch(event: Event): void {
 /** Tells `waiter` when `signal` aborts (once), until `stopWaiting`. */
 export function waitForAbort(signal: AbortSignal, waiter: AbortWaiter): void {
   let waiters = waiting.get(signal);
+  // @ko abort-fanout-one-listener
   if (waiters === undefined) {
     waiters = new Set();
     waiting.set(signal, waiters);

@@ -44,5 +44,6 @@ export function handlerClaimHeaders(
   if (status < 500) return null;
   const relayed = request?.relay?.relayed ?? null;
   if (relayed === null && (handlerSet(CLAIM_HEADER) || handlerSet(CRITERIA_MET_HEADER))) return null;
+  // @ko http-answer-claims
   return claimEdit(answerClaimHeaders(status, relayed));
 }

@@ -155,6 +155,7 @@ export class CallRunner<P> implements AbortWaiter {
 
   private startTimer(ms: number): void {
     // A shared callback with the runner as argument: no closure per timer.
+    // @ko client-timer-cap
     const timer = setTimeout(fireTimer, Math.min(ms, MAX_TIMER_MS), this);
     // Per-try: the attempt's socket keeps the process alive meanwhile. Backoff: ref'd unless unrefBackoff (see options).
     if (this.state === ATTEMPT || this.client.settings.unrefBackoff) timer.unref();
@@ -242,6 +243,7 @@ export class CallRunner<P> implements AbortWaiter {
     if (retryObserved(this.client))
       publishRetry(this.client, this.eventBase(now), attempt, waitMs, outcome, status, error);
     // A hook or a subscriber may have aborted the call meanwhile (the caller's signal): then no sleep follows.
+    // @ko client-no-backoff-after-reentrant-abort
     if (this.state !== SLEEPING) return false;
     if (waitMs <= 0) queueMicrotask(() => this.onTimer());
     else this.startTimer(Math.ceil(waitMs));
@@ -323,6 +325,7 @@ export class CallRunner<P> implements AbortWaiter {
     const call = this.call;
     if (context === undefined || call === undefined) return;
     try {
+      // @ko http-relayed-marking
       context.relay?.note(call.relayMark);
     } catch {
       // a hand-made context (frozen, or with something else than a RelaySink): nothing to mark

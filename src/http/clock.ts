@@ -7,5 +7,6 @@
  * Date.now(): they cross hosts as wall-clock times.
  */
 export function monotonicNowMs(): number {
+  // @ko http-monotonic-clock
   return performance.timeOrigin + performance.now();
 }

@@ -37,4 +37,5 @@ export { loadOpenTelemetry, type MeterLike, type TelemetryOptions, type TracerLi
 export { type RetryInterceptorOptions, retryInterceptor, type SeawallInterceptor } from './undici.js';
 export type { EndpointStats, UpstreamRefusal, UpstreamStats } from './upstream.js';
 export type { UpstreamOptions } from './upstream-options.js';
+// @ko surface-http-explicit
 export type { ClientSignals, ClientStats } from './upstream-stats.js';

@@ -286,6 +286,7 @@ export class ClientSettings {
       extraHeaders,
       contextSignal: context?.signal,
       propagate,
+      // @ko http-trust-claims
       trustClaims: this.trustClaims ?? propagate,
       context,
     };

@@ -278,6 +278,7 @@ export class ServerGate {
       this.drain();
     } else if (state === WAITING) {
       request.state = DONE;
+      // @ko server-cancel-queued
       this.shedder.cancel(request.ticket as QueueTicket<InboundRequest>);
       request.ticket = null;
       request.resumer = null;

@@ -47,6 +47,7 @@ export class LabDatabase {
    */
   setConnections(n: number): void {
     if (Number.isNaN(n)) throw new RangeError('setConnections: the number of connections is NaN');
+    // @ko lab-pool-shrinks
     const target = Math.min(this.size, Math.max(1, Math.floor(n)));
     this.usable = target;
     while (this.held.length > 0 && this.size - this.held.length - this.taking < target) {

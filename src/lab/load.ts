@@ -87,6 +87,7 @@ export class OpenLoopUsers {
   private fire(s: Source): void {
     s.timer = undefined;
     // A late timer sends every arrival that is due: the schedule, not the event loop, decides the load.
+    // @ko lab-open-loop
     while (!this.stopped && s.nextMs <= this.nowMs() && s.nextMs < this.endMs) {
       this.arrive(s);
       s.nextMs += this.gap(s);

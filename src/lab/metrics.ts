@@ -42,6 +42,7 @@ export class ChainJudge implements WorkChain<string> {
 
   /** Is the execution that `parent` (the key of the request that brought it) started wasted when it ends at `t`? */
   wasted(parent: string, t: number): boolean {
+    // @ko lab-wasted-whole-chain
     return wastedOnChain(this, parent, t);
   }
 

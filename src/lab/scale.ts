@@ -39,6 +39,7 @@ export function scaleModel(model: ModelSpec, scale: number): ModelSpec {
         ...s,
         shed: {
           ...s.shed,
+          // @ko lab-scale-pools
           workers: scaledCount(s.shed.workers, scale),
           ...(typeof queueLimit === 'number' && Number.isFinite(queueLimit)
             ? { queueLimit: queueLimit === 0 ? 0 : scaledCount(queueLimit, scale) }

@@ -81,6 +81,7 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
   }
   if (edge.ownership)
     warn('dropped', 'ownership', 'error ownership (x-seawall-claimed) has no mesh setting; not written');
+  // @ko mesh-export-reports-breaker
   if (edge.circuitBreaker !== undefined) {
     // Valid: the simulator's loader checked it with this validator.
     const cb = validateCircuitBreakerConfig(edge.circuitBreaker, '', []) as ResolvedCircuitBreakerConfig;

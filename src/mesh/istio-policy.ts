@@ -50,6 +50,7 @@ export function retryFromIstio(
       ? false
       : { patience: dur(route.timeout) };
   if (attempts <= 0) return { maxAttempts: 1, deadline };
+  // @ko mesh-istio-attempts-are-retries
   let maxAttempts = attempts + 1;
   if (maxAttempts > MAX_ATTEMPTS_LIMIT) {
     warn(

@@ -129,6 +129,7 @@ export const retryBudgetSchema = z.strictObject({
     .min(0)
     .max(100, { error: 'must be a number from 0 to 100' })
     .optional(),
+  // @ko istio-schema-retry-budget-typed
   minRetryConcurrency: positiveInt32.optional(),
 });
 

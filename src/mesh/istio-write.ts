@@ -57,6 +57,7 @@ function httpRoutes(edge: ExportEdge, namespace: string, warnings: MeshWarning[]
   const base = (conditions: readonly unknown[], method: boolean): HttpRoute => {
     const route: HttpRoute = {
       match: [{ sourceLabels: { app: edge.from }, ...(method ? { method: { regex: IDEMPOTENT_METHODS_REGEX } } : {}) }],
+      // @ko istio-export-published-fields
       route: [{ destination: { host: fqdn(edge.to, namespace) } }],
       retries: retries(edge, conditions, warnings),
     };

@@ -110,6 +110,7 @@ export function lintModel(model: LintModel): LintReport {
           throw new MeshError([`${model.file}: more than ${MAX_PATH_STEPS} call-path steps; too many paths to lint`]);
         if (onPath.has(r.edge.to)) continue;
         const f = factor(r, fromSeawallHop);
+        // @ko lint-amplification-multiplies
         const total = product * f;
         const step = { edge: r, factor: f };
         const next = [...path, step];

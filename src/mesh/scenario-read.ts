@@ -88,6 +88,7 @@ function viewEdge(e: EdgeSpec): ScenarioEdge {
     ownership: retry.ownership === true,
   };
   if (e.circuitBreaker !== null) out.circuitBreaker = e.circuitBreaker;
+  // @ko mesh-reads-simulator-guards
   if (e.limits !== null) out.limits = e.limits;
   if (e.outlierDetection !== null) out.outlierDetection = e.outlierDetection;
   return out;

@@ -195,6 +195,7 @@ export function backoffDelay(b: ResolvedBackoff, retry: number, previousDelayMs:
       return ceilingMs(b.baseMs, b.capMs, b.multiplier, n);
     case 'full-jitter':
       // The seed: uniform(0, min(cap, base · 2^attempt)), so 50 ms / 500 ms gives U(0, 100 ms) on the first retry.
+      // @ko full-jitter
       return r * ceilingMs(b.baseMs, b.capMs, b.multiplier, n);
     case 'equal-jitter': {
       const half = ceilingMs(b.baseMs, b.capMs, b.multiplier, n) / 2;

@@ -125,6 +125,7 @@ export class Balancer {
     }
     const n = this.endpoints.length;
     let count = this.markAvailable(nowMs);
+    // @ko balancer-panic
     if (count * 100 < this.config.panicThreshold * n) {
       // Envoy's panic mode: too few endpoints left to carry the load, so ejection is ignored.
       this.usable.fill(1);
@@ -135,6 +136,7 @@ export class Balancer {
       this.counters.noEndpoint++;
       return NO_ENDPOINT;
     }
+    // @ko balancer-avoids-previous
     if (previous >= 0 && previous < n && this.usable[previous] === 1 && count > 1) {
       this.usable[previous] = 0;
       count--;
@@ -183,6 +185,7 @@ export class Balancer {
     }
     let count = 0;
     for (let i = 0; i < usable.length; i++) {
+      // @ko balancer-skips-ejected
       const ok = !ejections.isEjected(this.endpoints[i] as string, nowMs);
       usable[i] = ok ? 1 : 0;
       if (ok) count++;
@@ -211,6 +214,7 @@ export class Balancer {
     if (second >= first) second++;
     const a = this.nthUsable(first);
     const b = this.nthUsable(second);
+    // @ko balancer-p2c-least-loaded
     return (this.inFlight[b] as number) < (this.inFlight[a] as number) ? b : a;
   }
 

@@ -231,12 +231,14 @@ export class CircuitBreaker {
     const n = this.n;
     n.offered++;
     if (this.current === 'open') {
+      // @ko breaker-open-fails-fast
       n.rejectedOpen++;
       return REJECT_OPEN;
     }
     const probe = this.current === 'half-open';
     if (probe) {
       // A bounded number of probes, never everyone (opossum #119).
+      // @ko breaker-half-open-bounded
       if (this.probeSlots >= this.config.halfOpenMaxProbes) {
         n.rejectedHalfOpenFull++;
         return REJECT_FULL;
@@ -274,7 +276,9 @@ export class CircuitBreaker {
     this.consecutive++;
     const w = this.record(true, nowMs);
     const rate = this.config.failureRate;
+    // @ko breaker-rate-minimum-volume
     const rateTrips = w !== null && rate !== null && w.calls >= rate.minimumCalls;
+    // @ko breaker-consecutive-failures
     if (this.consecutive >= this.config.failureThreshold || (rateTrips && w.failures * 100 >= rate.percent * w.calls)) {
       this.enter('open', nowMs);
     }
@@ -321,6 +325,7 @@ export class CircuitBreaker {
     n[counter]++;
     this.advance(nowMs);
     // The generation changes at every transition: a late report cannot restart a break or close a circuit.
+    // @ko breaker-stale-reports
     if (permit.generation !== this.generation) {
       n.staleReports++;
       return 'stale';

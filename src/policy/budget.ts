@@ -129,6 +129,7 @@ export class TokenBucket implements RetryBudget {
 
   /** gRPC A6: equal to half is denied. Integer compare: 2·tokens > max is exact. */
   allowRetry(): boolean {
+    // @ko token-bucket-threshold
     return this.milliTokens * 2 > this.maxMilli;
   }
 
@@ -156,6 +157,7 @@ export class TokenBucket implements RetryBudget {
 
   callEnded(): void {}
 
+  // @ko sim-token-bucket
   acquireRetry(): boolean {
     return this.allowRetry();
   }
@@ -204,6 +206,7 @@ export class PercentBudget implements RetryBudget {
 
   /** Takes a retry slot if one is free. */
   acquire(): boolean {
+    // @ko percent-budget
     if (this.retries >= this.allowedRetries()) return false;
     this.retries++;
     return true;

@@ -178,6 +178,7 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
       const status = outcome.status;
       if (status < 400) return SUCCESS;
       if (!retryOn.statuses.has(status)) return status < 500 && status !== 429 ? HEALTHY_REFUSAL : NOT_MATCHED;
+      // @ko unsafe-500-not-replayed
       if (!isReplaySafeStatus(status) && !safety.replaySafe) return UNSAFE;
       return RETRYABLE;
     }

@@ -208,6 +208,7 @@ export class ConcurrencyBreaker {
       case 'request':
         return c.maxRequests;
       default:
+        // @ko concurrency-retry-budget
         return this.budget ? this.budget.allowedRetries(this.active.request + this.active.pending) : c.maxRetries;
     }
   }
@@ -219,6 +220,7 @@ export class ConcurrencyBreaker {
 
   /** A unit of `resource`, or the overflow (Envoy: a resource is created only while count < max). */
   tryAcquire(resource: ConcurrencyResource): ConcurrencyVerdict {
+    // @ko concurrency-overflow
     if (this.active[resource] >= this.limit(resource)) {
       this.overflow[resource]++;
       return OVERFLOW[resource];

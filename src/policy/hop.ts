@@ -183,6 +183,7 @@ export function attemptHeaders(attempt: number, deadlineMs: number | null, nowMs
   const headers: Record<string, string> = { [ATTEMPT_HEADER]: String(attempt) };
   if (deadlineMs !== null) {
     headers[ABSOLUTE_DEADLINE_HEADER] = encodeAbsoluteDeadline(deadlineMs);
+    // @ko deadline-propagation
     headers[GRPC_TIMEOUT_HEADER] = encodeGrpcTimeout(Math.max(0, deadlineMs - nowMs));
   }
   return headers;

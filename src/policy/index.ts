@@ -84,6 +84,7 @@ export {
   type HeaderSource,
   readDeadline,
 } from './deadline.js';
+// @ko surface-policy-explicit
 export type { Duration } from './duration.js';
 export {
   answerClaimHeaders,

@@ -68,6 +68,7 @@ export class LatencyHistogram {
     const last = bucketOf(leMs);
     let n = 0;
     for (let i = 0; i < last; i++) n += this.counts[i] as number;
+    // @ko one-histogram-at-most
     if ((this.maxima[last] as number) <= leMs) n += this.counts[last] as number;
     return n;
   }

@@ -170,6 +170,7 @@ export class OutlierDetector {
     // Envoy: a host not ejected, un-ejected at least an interval ago, loses one step of its ejection multiplier.
     for (const h of snapshot) {
       if (h.ejected || h.unejectedAtMs === null || h.multiplier === 0) continue;
+      // @ko outlier-multiplier-decays
       if (nowMs - h.unejectedAtMs >= cfg.intervalMs) h.multiplier--;
     }
     // Envoy re-arms its timer after the sweep: the next one is an interval after this one ran.
@@ -214,6 +215,7 @@ export class OutlierDetector {
       const cut = threshold - RATE_ROUNDING;
       for (let i = 0; i < srHosts.length; i++) {
         if ((srRates[i] as number) < cut)
+          // @ko outlier-success-rate
           this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);
       }
     }
@@ -252,6 +254,7 @@ export class OutlierDetector {
     h.ejectedAtMs = nowMs;
     h.timesEjected++;
     // Envoy grows the multiplier only while base × multiplier < max + base, so it stops one step past the cap.
+    // @ko outlier-ejection-time-grows
     if (h.multiplier * cfg.baseEjectionTimeMs < cfg.maxEjectionTimeMs + cfg.baseEjectionTimeMs) h.multiplier++;
     this.active++;
     this.enforced[reason]++;
@@ -265,6 +268,7 @@ export class OutlierDetector {
    */
   private ejectionAllowed(): boolean {
     const cfg = this.cfg;
+    // @ko outlier-max-ejection-percent
     if (100 * (this.active + 1) <= cfg.maxEjectionPercent * this.hosts.size) return true;
     return cfg.alwaysEjectOneHost && this.active === 0;
   }

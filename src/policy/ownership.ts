@@ -43,6 +43,7 @@ export function ownershipDecision(received: Claim, retriesConfigured: boolean): 
   switch (received) {
     case 'claimed':
     case 'criteria-met':
+      // @ko ownership-at-least-once
       return retriesConfigured ? RETRY_THEN_UNCLAIM : PASS_CRITERIA_MET;
     case 'absent':
       return retriesConfigured ? RETRY_THEN_UNCLAIM : UNCLAIMED;

@@ -76,6 +76,7 @@ export class RatioBudget {
       return;
     }
     // A NaN or infinite now moves nothing: an infinite one would pin the window there, and no deposit expire again.
+    // @ko ratio-budget-window
     if (!(nowMs - this.slotStartMs >= SLOT_MS) || nowMs === Number.POSITIVE_INFINITY) return;
     const slots = this.slots;
     const steps = Math.floor((nowMs - this.slotStartMs) / SLOT_MS);
@@ -104,6 +105,7 @@ export class RatioBudget {
   acquireRetry(nowMs: number): boolean {
     this.advance(nowMs);
     if (this.sum + this.reserveMilli < MILLI) return false;
+    // @ko ratio-budget-withdrawal
     this.slots[this.current] = (this.slots[this.current] as number) - MILLI;
     this.sum -= MILLI;
     return true;

@@ -157,6 +157,7 @@ function readOneRetryAfter(value: string, nowMs: number): number | 'malformed' |
 
 /** The read as a parser returns it: the true wait, bounded only at MAX_SERVER_WAIT_MS (overflow safety). */
 function boundRead(delayMs: number): RetryAfterRead {
+  // @ko retry-after-one-cap
   if (delayMs > MAX_SERVER_WAIT_MS) return { ok: true, delayMs: MAX_SERVER_WAIT_MS, bounded: true };
   return { ok: true, delayMs, bounded: false };
 }

@@ -25,6 +25,7 @@ const STOP_DECISIONS = Object.fromEntries(STOP_REASONS.map((stop) => [stop, Obje
  * applies it per call; the report's topology applies it to a whole edge whose every inbound call is a Seawall hop.
  */
 export function retriesAtOneLayer(fromSeawallHop: boolean, oneLayer: boolean | undefined, ownership: boolean): boolean {
+  // @ko retry-one-layer
   return fromSeawallHop && oneLayer !== false && !ownership;
 }
 
@@ -113,7 +114,9 @@ export class RetryCall {
       ]);
     }
     if (hopDeadline !== null && hopDeadline !== undefined)
+      // @ko hop-inbound-deadline
       deadlineMs = deadlineMs === null ? hopDeadline : Math.min(deadlineMs, hopDeadline);
+    // @ko hop-inbound-marker
     const fromSeawallHop = traits.fromSeawallHop === true || inbound?.fromSeawallHop === true;
     this.deadlineMs = deadlineMs;
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
@@ -196,6 +199,7 @@ export class RetryCall {
     const override = this.perTryOverrideMs;
     const perTryMs =
       override === null ? this.policy.config.perTryTimeoutMs : Math.min(this.policy.config.perTryTimeoutMs, override);
+    // @ko retry-per-try-cap
     return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);
   }
 
@@ -247,7 +251,9 @@ export class RetryCall {
     if (!verdict.retryable) return this.stop(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
     if (!this.bodyReplayable) return this.stop('body-not-replayable');
     // Error ownership: an error relayed unclaimed was already retried below (or must not be): nobody above retries it.
+    // @ko ownership-unclaimed-stop
     if (config.ownership && !ownershipDecision(this.lastClaim, true).retry) return this.stop('unclaimed-error');
+    // @ko retry-max-attempts
     if (this.attempts >= this.maxAttempts) {
       counters.retryLimitExceeded++;
       return this.stop('attempts-exhausted');
@@ -264,6 +270,7 @@ export class RetryCall {
       // Every server-given wait obeys maxRetryAfter: a server asking for longer is not retried.
       if (pushbackMs > config.maxRetryAfterMs) return this.stop('server-pushback');
       // gRPC A6: retry after exactly the pushback, and the backoff starts over.
+      // @ko retry-pushback-exact
       waitMs = pushbackMs;
       this.backoffRetry = 0;
     } else {
@@ -276,11 +283,14 @@ export class RetryCall {
       ) {
         const hint = serverWait(outcome.retryAfter, outcome.retryAfterMs, nowMs);
         if (hint.ok) {
+          // @ko retry-max-retry-after
           if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');
+          // @ko retry-after-floor
           if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait
         }
       }
     }
+    // @ko retry-deadline-would-pass
     if (this.deadlineMs !== null && deadlinePassed(this.deadlineMs, nowMs + waitMs))
       return this.stop('deadline-would-pass');
     this.previousDelayMs = waitMs;
@@ -300,6 +310,7 @@ export class RetryCall {
     if (this.inAttempt || !this.holdsRetrySlot) {
       throw new Error('RetryCall.refuseRetry: no retry is pending (call it right after onOutcome() granted one)');
     }
+    // @ko retry-refused-uncounted
     this.policy.counters.retries--;
     this.end('budget-exhausted');
     return 'budget-exhausted';

@@ -98,6 +98,7 @@ export class RetryPolicy {
       budgets.set(upstream, budget);
       this.recentUpstream = upstream;
     } else if (upstream !== this.recentUpstream) {
+      // @ko budget-lru-refresh
       budgets.delete(upstream); // most recently used goes last; skipped when it is last already (the usual case)
       budgets.set(upstream, budget);
       this.recentUpstream = upstream;

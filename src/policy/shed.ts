@@ -195,18 +195,21 @@ export class LoadShedder<T> {
     const deadline = deadlineMs ?? Infinity;
     this.offered++;
     // Checked before the free-worker path: running work nobody waits for is exactly the incident's waste.
+    // @ko shed-drop-on-arrival
     if (cfg.dropExpired && deadlinePassed(deadline, nowMs)) {
       this.droppedOnArrival++;
       return OFFER_DROP;
     }
     const waiting = this.waiting;
     // A free worker is taken only when nobody is waiting: arrivals never overtake the queue.
+    // @ko shed-no-overtaking
     if (this.runningNow < cfg.workers && waiting.size === 0) {
       this.runningNow++;
       this.started++;
       this.admittedImmediately++;
       return OFFER_RUN;
     }
+    // @ko shed-queue-limit-off-by-one
     if (waiting.size >= cfg.queueLimit) {
       this.shed++;
       return OFFER_REJECT;
@@ -251,6 +254,7 @@ export class LoadShedder<T> {
       nowMs - waiting.enqueuedAtMs(oldest) > cfg.lifoAfterMs &&
       !(cfg.dropExpired && deadlinePassed(waiting.deadlineMs(oldest), nowMs))
     ) {
+      // @ko shed-adaptive-lifo
       slot = waiting.tail;
     }
     const item = waiting.item(slot);
@@ -259,6 +263,7 @@ export class LoadShedder<T> {
     waiting.remove(slot);
     // A clock that stepped back (wall time in the HTTP driver) must not report a negative wait.
     this.lastWaitedMs = Math.max(0, nowMs - enqueuedAtMs);
+    // @ko shed-drop-at-dequeue
     if (cfg.dropExpired && deadlinePassed(deadlineMs, nowMs)) {
       this.dropped++;
       this.lastDropped = true;

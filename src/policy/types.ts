@@ -179,6 +179,7 @@ export const GIVE_UP_REASONS: ReadonlySet<StopReason> = new Set<StopReason>([
 
 /** Is a call that stopped for `reason` a give-up (GIVE_UP_REASONS)? */
 export function isGiveUp(reason: StopReason): boolean {
+  // @ko give-up-set
   return GIVE_UP_REASONS.has(reason);
 }
 

@@ -122,6 +122,7 @@ export const REPORT_CLIENT_SCRIPT = `
   var groupCharts = [];
   function groupDatasets(entry) {
     var group = data.groups[entry.index];
+    // @ko report-group-charts
     return group.variants.map(function (v) { return dataset(v, metricPoints(entry.metric, v) || [], hiddenInGroups[v] === true); });
   }
   data.groupCharts.forEach(function (g, index) {

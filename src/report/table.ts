@@ -45,6 +45,7 @@ export function formatRecovery(seconds: number | null | undefined): string {
 
 /** What a run's recovery reads as: seconds, "never", or "no trigger" when it had no fault to recover from. */
 export function formatRunRecovery(run: Pick<RunSummary, 'trigger' | 'recoverySeconds'>): string {
+  // @ko table-no-trigger
   return run.trigger === null ? 'no trigger' : formatRecovery(run.recoverySeconds);
 }
 
@@ -136,6 +137,7 @@ function runRow(run: RunSummary, shape: Shape): TextCell[] {
       run.variant,
       ...(shape.seeds.length > 1 ? [String(run.seed)] : []),
       ...success,
+      // @ko table-load-after-trigger
       formatRatio(run.amplification[run.deepestService]?.[shape.loadWindow]),
       recoveryCell(run),
       formatPercent(run.wastedWorkFraction),
@@ -220,6 +222,7 @@ function summaryRows(result: SimulationResult, shape: Shape): TextCell[][] {
   for (const variant of variants) {
     const runs = result.runs.filter((r) => r.variant === variant);
     for (const run of runs) rows.push(runRow(run, shape));
+    // @ko table-mean-rows
     if (runs.length > 1) rows.push(meanRow(runs, shape));
   }
   return rows;

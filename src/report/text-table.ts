@@ -146,6 +146,7 @@ export function fitTextTable(columns: TextColumn[], rows: TextCell[][], options:
   const colsOf = (idx: number[]) => idx.map((i) => columns[i] as TextColumn);
   let limits = keep.map(() => Number.POSITIVE_INFINITY);
   let widths = layout(colsOf(keep), textsOf(keep), limits);
+  // @ko table-fits-width
   if (totalWidth(widths) > maxWidth) {
     // First cut the shrinkable columns (names), then leave out the least needed columns one at a time.
     limits = keep.map((i) => columns[i]?.shrinkTo ?? Number.POSITIVE_INFINITY);
@@ -194,6 +195,7 @@ function render(
 ): string {
   const pad = (text: string, i: number): string => {
     const w = widths[i] ?? text.length;
+    // @ko table-names-cut-in-the-middle
     const cut = columns[i]?.shrinkTo !== undefined ? truncateMiddle(text, w) : truncate(text, w);
     return columns[i]?.align === 'right' ? cut.padStart(w) : cut.padEnd(w);
   };

@@ -114,6 +114,7 @@ export function topologyOf(model: ModelSpec): Topology {
       caller?.seawall === true && !entries.has(e.from) && calls.length > 0 && calls.every((c) => c.seawall);
     const insideHop = e.seawall && retriesAtOneLayer(fromSeawallHop, e.oneLayer, config.ownership);
     const perTry = Number.isFinite(config.perTryTimeoutMs) ? ` · ${shortDuration(config.perTryTimeoutMs)} per try` : '';
+    // @ko report-topology-one-layer
     if (insideHop) lines.push(`1 attempt (one layer)${perTry}`);
     else {
       lines.push(`${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}${perTry}`);

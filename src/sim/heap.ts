@@ -63,6 +63,7 @@ export class EventHeap {
     while (i > 0) {
       const parent = (i - 1) >> 1;
       const pt = times[parent] as number;
+      // @ko sim-event-order
       if (pt < timeMs || (pt === timeMs && (seqs[slots[parent] as number] as number) < seq)) break;
       times[i] = pt;
       slots[i] = slots[parent] as number;

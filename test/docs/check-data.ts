@@ -39,6 +39,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  */
 function overBase(fragment: Record<string, unknown>): string {
   const base = parseYaml(readFileSync(BASE_SCENARIO, 'utf8')) as Record<string, unknown>;
+  // @ko docs-fragment-read
   if (!('variants' in fragment)) delete base.variants;
   for (const [key, value] of Object.entries(fragment)) {
     const under = base[key];
@@ -51,6 +52,7 @@ function overBase(fragment: Record<string, unknown>): string {
 function scenarioProblems(text: string, source: string, inherited: ReadonlySet<string> = new Set()): string[] {
   try {
     const scenario = parseScenario(text, source, ROOT);
+    // @ko docs-scenario-warnings
     return scenario.warnings.filter((w) => !inherited.has(w)).map((w) => `${source}: warning: ${w}`);
   } catch (error) {
     return [`${source}: ${(error as Error).message}`];

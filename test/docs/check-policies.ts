@@ -62,6 +62,7 @@ export function policyProblems(modules: readonly DocModule[]): { checked: number
         checked++;
         const at = originOf(module, source.getLineAndCharacterOfPosition(config.getStart(source)).line);
         const result = validateRetryConfig(value.value, '');
+        // @ko docs-policy-warnings
         for (const issue of [...result.issues, ...result.warnings]) {
           problems.push(`${at}: RetryPolicy ${issue.path || 'config'}: ${issue.message}`);
         }

@@ -98,6 +98,7 @@ function buildModule(blocks: Block[]): DocModule {
       if (!ts.isImportDeclaration(statement)) continue;
       const at = source.getLineAndCharacterOfPosition(statement.getStart(source)).line;
       for (const generated of importLines(statement, source)) {
+        // @ko docs-continued-imports-merged
         if (imports.includes(generated)) continue; // the same binding imported again by a later block of the chain
         imports.push(generated);
         importOrigins.push(`${block.file}:${block.line + 1 + at}`);

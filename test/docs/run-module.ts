@@ -24,6 +24,7 @@ export function runModule(module: DocModule, dir: string, timeoutMs = RUN_TIMEOU
   writeFileSync(file, runnableText(module));
   const started = performance.now();
   return new Promise((resolve) => {
+    // @ko docs-run-loopback-only
     const child = spawn(process.execPath, ['--import', 'tsx', '--import', GUARD, file], {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -104,8 +104,10 @@ export class GuardPipeline {
    * `hold.endpoint` is its endpoint. False: refused (`hold.refusal` says why); it holds nothing.
    */
   admit(hold: GuardHold, time: GuardTime, attempt: number, pending: boolean): boolean {
+    // @ko http-breaker-asked
     const breaker = this.breaker;
     if (breaker !== null) {
+      // @ko sim-breaker-asked
       const verdict = breaker.tryAcquire(time.nowMs);
       if (!verdict.allowed) return this.refuse(hold, BREAKER_REFUSALS[verdict.reason]);
       hold.breakerPermit = verdict;
@@ -115,6 +117,7 @@ export class GuardPipeline {
     if (balancer !== null) {
       // No choice (one endpoint nothing can eject): the pick is 0 and reads no time (a boxed double per attempt).
       // The endpoint of the call's last attempt (-1 before the first): the balancer sends a retry elsewhere if it can.
+      // @ko http-retry-other-endpoint
       const previous = hold.endpoint;
       const draws = this.pickDraws;
       index = !this.choice
@@ -170,6 +173,7 @@ export class GuardPipeline {
     this.attemptEnded(hold, outcome, time);
     const waitMs = retry.onOutcomeMs(outcome, retryNowMs);
     if (waitMs < 0) return RETRY_STOPPED;
+    // @ko http-retry-slot
     if (!this.takeRetry(hold)) {
       retry.refuseRetry(retryNowMs);
       return RETRY_REFUSED;
@@ -183,6 +187,7 @@ export class GuardPipeline {
       hold.started = false;
       (this.balancer as Balancer).ended(hold.endpoint);
       const outlier = this.outlier;
+      // @ko http-outlier-reported
       if (outlier !== null) {
         const u = this.resultDraws ? (this.outlierDraws as Random).next() : undefined;
         outlier.onResult((this.balancer as Balancer).endpoints[hold.endpoint] as string, outcome, time.nowMs, u);

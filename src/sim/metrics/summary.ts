@@ -114,6 +114,7 @@ export function triggerSpan(
   allFaults: readonly FaultSpec[],
   durationMs = Number.POSITIVE_INFINITY,
 ): { startMs: number; endMs: number } | null {
+  // @ko summary-trigger
   const faults = allFaults.filter((f) => f.startMs < durationMs);
   if (faults.length === 0) return null;
   return { startMs: Math.min(...faults.map((f) => f.startMs)), endMs: Math.max(...faults.map((f) => f.endMs)) };
@@ -235,6 +236,7 @@ export function timeseries(
   for (let b = 0; b < metrics.binCount; b++) {
     model.services.forEach((service, s) => {
       const entry = entries.has(s);
+      // @ko sim-success-series-last-patience
       const users = b <= lastJudged ? metrics.serviceCountAt(metrics.userArrivals, s, b) : 0;
       const tokens = metrics.serviceCountAt(metrics.budgetTokens, s, b);
       rows.push({

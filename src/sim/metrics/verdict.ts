@@ -31,13 +31,16 @@ export function recoveryOverSeeds(runs: readonly Judged[]): SeedsRecovery {
   const neverSeeds: number[] = [];
   let slowestS: number | null = null;
   for (const run of runs) {
+    // @ko lab-no-trigger
     if (run.trigger === null) continue;
+    // @ko report-verdict-by-recovery
     const s = run.recoverySeconds;
     if (s === null) {
       neverSeeds.push(run.seed);
       continue;
     }
     recoveredSeeds.push(run.seed);
+    // @ko verdict-slowest-seed
     if (slowestS === null || s > slowestS) slowestS = s;
   }
   const recovered = recoveredSeeds.length;

@@ -55,6 +55,7 @@ function nextAttempt(world: CallerHost, call: Call): void {
     call,
     target,
     call.parent.user,
+    // @ko sim-deadline-propagation
     sentDeadlineMs(retry.deadlineMs, edge.propagate),
     edge.seawall,
   );
@@ -85,6 +86,7 @@ export function onTryTimeout(world: CallerHost, attempt: Request): void {
   call.attempt = null;
   call.lastStatus = 0;
   // Without cancellation the callee never learns that nobody waits: the incident's "the DB still runs".
+  // @ko sim-cancellation
   if (world.cancellation) cancelAttempt(world, attempt);
   decide(world, call, TIMEOUT_OUTCOME);
 }
@@ -131,6 +133,7 @@ function retried(world: CallerHost, call: Call): void {
     else if (more.includes(id)) return;
     more.push(id);
   }
+  // @ko sim-retry-radius
   world.metrics.hopRetried(radiusOf(user));
 }
 
@@ -174,6 +177,7 @@ function callEnded(world: CallerHost, call: Call, reason: StopReason): void {
   // A failed required call: the service answers the status it got, marked as relayed (a relaying hop never claims).
   if (world.cancellation && parallel) abortCalls(world, parent);
   const service = parent.instance.service;
+  // @ko sim-relayed-unclaimed
   world.respond(parent, status, service.seawall ? answerClaimHeaders(status, call.retry.relayMark) : null);
 }
 

@@ -23,6 +23,7 @@ export function faultStateFor(
   faults.forEach((fault, i) => {
     if (!active[i] || fault.service !== service) return;
     // A fault hits the instances it lists, or all of them.
+    // @ko sim-fault-per-instance
     if (fault.instances !== null && !fault.instances.includes(instance)) return;
     if (fault.workers !== null) state.workers = fault.workers;
     if (fault.errors !== null) state.errors.push(fault.errors);

@@ -16,6 +16,7 @@ export function refusalWithoutSeawall(
   let plain = WITHOUT_SEAWALL.get(headers);
   if (plain === undefined) {
     const retryAfter = headers[RETRY_AFTER_HEADER];
+    // @ko plain-refusal-retry-after-only
     plain = retryAfter === undefined ? null : Object.freeze({ [RETRY_AFTER_HEADER]: retryAfter });
     WITHOUT_SEAWALL.set(headers, plain);
   }

@@ -85,6 +85,7 @@ export class Request {
     // A service without Seawall reads none of the hop headers.
     const seawall = instance.service.seawall;
     this.deadlineMs = seawall ? sentDeadlineMs : null;
+    // @ko sim-hop-marker
     this.fromSeawallHop = seawall && marker;
   }
 }

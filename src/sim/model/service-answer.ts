@@ -36,6 +36,7 @@ export function answerAfterCall(
   callCount: number,
   othersOut: boolean,
 ): number {
+  // @ko service-answer-fail-fast
   if (failure !== 0) return failure;
   if (parallel) return othersOut ? CALLS_WAIT : 200;
   return index + 1 < callCount ? CALLS_NEXT : 200;

@@ -41,6 +41,7 @@ export function wastedOnChain<L>(chain: WorkChain<L>, execution: L, atMs: number
   for (let links = 0; links < MAX_CHAIN_LINKS; links++) {
     if (chain.isUser(link)) return !chain.userWaits(link, atMs);
     if (!chain.awaited(link, atMs) || !chain.callerHandling(link, atMs)) return true;
+    // @ko sim-wasted-whole-chain
     link = chain.up(link);
   }
   return true;

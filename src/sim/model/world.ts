@@ -273,6 +273,7 @@ export class World implements EventHandler, FaultTarget, CallerHost {
 
   /** The service's own error (a transient failure of its work): a Seawall service claims it (hop.ts). */
   private respondOwnError(request: Request, status: number): void {
+    // @ko sim-own-error-claimed
     this.respond(request, status, request.instance.service.seawall ? answerClaimHeaders(status, null) : null);
   }
 

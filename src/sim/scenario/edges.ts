@@ -171,6 +171,7 @@ export function resolveEdgeBlock(
       loadBalancer,
       ...policy
     } = block as Record<string, unknown>;
+    // @ko sim-edge-without-seawall
     seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
     oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
     guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);

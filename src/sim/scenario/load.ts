@@ -197,6 +197,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
         const overlay = normalizeOverlay(variantModelKeys(rawVariants[link]));
         layers.push({
           prefix: joinKey('variants', link),
+          // @ko scenario-variant-new-service
           overlay: baseServices === null ? overlay : withoutNewServices(overlay, baseServices, link, problems),
         });
       }
@@ -215,6 +216,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
       for (const p of fromZodIssues(parsed.error.issues, '')) noteModelProblem(place(p), name, schemaChecked);
       // The policy blocks the schema could read are checked all the same: every problem in one pass.
       const policyProblems: Problem[] = [];
+      // @ko scenario-policy-with-schema
       checkPolicyBlocks(merged, policyProblems);
       policyChecked.push(name);
       for (const p of policyProblems) noteModelProblem(place(p), name, policyChecked);
@@ -228,6 +230,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     for (const p of modelProblems) noteModelProblem(place(p), name, resolveChecked);
     warnings.push(...modelWarnings.map(place));
     const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
+    // @ko scenario-variant-group
     const group = declared.length > 0 ? (file.variants?.[name]?.group ?? null) : null;
     variants.push({ name, description, group, model });
   }
