@@ -171,9 +171,11 @@ function ceilingMs(baseMs: number, capMs: number, multiplier: number, n: number)
  */
 export function envoyBackoffDelay(baseMs: number, maxMs: number, retry: number, randomInt: number): number {
   // A zero, negative or NaN base never grows (and x mod 0 is NaN); a NaN max would never be reached.
+  // @eq backoff-basems-maxms
   if (!(baseMs > 0 && maxMs >= 0)) return 0;
   let next = baseMs;
   // Once next is max it stays max, so stop there: at most ~log2(max/base) steps, whatever `retry` is.
+  // @eq backoff-next-next-maxms-next
   for (let n = 1; n < retry && next !== maxMs; n++) next = next < maxMs / 2 ? next * 2 : maxMs;
   // NaN (next 0 or non-numeric input) or a negative randomInt: no wait rather than a poisoned timer.
   return Math.max(randomInt % next, 0) || 0;

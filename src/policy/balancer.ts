@@ -137,6 +137,7 @@ export class Balancer {
       return NO_ENDPOINT;
     }
     // @ko balancer-avoids-previous
+    // @eq balancer-previous-previous-usable-previous
     if (previous >= 0 && previous < n && this.usable[previous] === 1 && count > 1) {
       this.usable[previous] = 0;
       count--;
@@ -157,6 +158,7 @@ export class Balancer {
 
   /** An attempt went out to endpoint `index`. */
   started(index: number): void {
+    // @eq balancer-index-index-inflight-length
     if (index >= 0 && index < this.inFlight.length) this.inFlight[index] = (this.inFlight[index] as number) + 1;
   }
 
@@ -196,6 +198,7 @@ export class Balancer {
   /** Round-robin: the first usable endpoint at or after the cursor; the cursor moves past it. */
   private pickNext(): number {
     const n = this.usable.length;
+    // @eq balancer-step-step-step
     for (let step = 0; step < n; step++) {
       const i = (this.cursor + step) % n;
       if (this.usable[i] === 1) {
@@ -208,6 +211,7 @@ export class Balancer {
 
   /** Power of two choices: two distinct usable endpoints from the draws; fewer in flight wins, the first on a tie. */
   private pickTwo(count: number, u1: number, u2: number): number {
+    // @eq balancer-count-nthusable
     if (count === 1) return this.nthUsable(0);
     const first = drawIndex(u1, count);
     let second = drawIndex(u2, count - 1);
@@ -221,6 +225,7 @@ export class Balancer {
   /** The index of the `n`th usable endpoint (0-based). */
   private nthUsable(n: number): number {
     let seen = 0;
+    // @eq balancer-usable-length
     for (let i = 0; i < this.usable.length; i++) {
       if (this.usable[i] === 1) {
         if (seen === n) return i;
@@ -238,5 +243,6 @@ function checkDraw(u: number): void {
 
 /** ⌊u × k⌋ clamped to [0, k − 1], for a draw u in [0, 1). */
 function drawIndex(u: number, k: number): number {
+  // @eq balancer-math-min-math-floor
   return Math.min(k - 1, Math.floor(u * k));
 }

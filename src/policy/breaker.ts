@@ -84,11 +84,13 @@ class BucketWindow {
   advance(position: number): void {
     if (!Number.isFinite(position)) return;
     const n = Math.floor(position / this.width);
+    // @eq breaker-head
     if (!(n > this.head)) {
       if (Number.isNaN(this.head)) this.head = n;
       return;
     }
     const counts = this.counts;
+    // @eq breaker-math-max-head-buckets
     for (let i = Math.max(this.head + 1, n - this.buckets + 1); i <= n; i++) {
       const s = 2 * (((i % this.buckets) + this.buckets) % this.buckets);
       this.calls -= counts[s] as number;
@@ -223,6 +225,7 @@ export class CircuitBreaker {
 
   /** When the state changes by time alone (quinn's poll_timeout): the end of the break while open, else Infinity. */
   nextWakeMs(): number {
+    // @eq breaker-current-open-openuntilms-infinity
     return this.current === 'open' ? this.openUntilMs : Infinity;
   }
 
@@ -277,6 +280,7 @@ export class CircuitBreaker {
     const w = this.record(true, nowMs);
     const rate = this.config.failureRate;
     // @ko breaker-rate-minimum-volume
+    // @eq breaker-ratetrips-rate-calls-rate
     const rateTrips = w !== null && rate !== null && w.calls >= rate.minimumCalls;
     // @ko breaker-consecutive-failures
     if (this.consecutive >= this.config.failureThreshold || (rateTrips && w.failures * 100 >= rate.percent * w.calls)) {

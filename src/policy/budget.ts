@@ -200,6 +200,7 @@ export class PercentBudget implements RetryBudget {
   /** percent·active/100 (not percent/100·active) so 29 % of 100 is 29, not 28.999… truncated to 28. */
   allowedRetries(activeRequests: number = this.active): number {
     const byPercent = Math.trunc((this.percent * activeRequests) / 100);
+    // @eq budget-bypercent-minconcurrency-bypercent
     if (byPercent > this.minConcurrency) return byPercent;
     return this.minConcurrency; // also for a NaN count
   }
@@ -287,6 +288,7 @@ export function validateBudgetConfig(input: unknown, path: string, issues: Confi
   }
   if (o.kind === 'token-bucket') tokenBucketIssues(o, path, issues);
   else if (o.kind === 'percent') percentBudgetIssues(o, path, issues);
+  // @eq budget-ttlms-kind-ratio-ratiobudgetissues
   const ttlMs = o.kind === 'ratio' ? ratioBudgetIssues(o, path, issues) : undefined;
   if (issues.length > before) return undefined;
   if (o.kind === 'ratio') {

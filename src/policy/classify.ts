@@ -25,12 +25,15 @@ export function isIdempotentMethod(method: string): boolean {
   switch (method) {
     case 'GET':
     case 'HEAD':
+    // @eq classify-post-patch-fast-path
     case 'PUT':
     case 'DELETE':
     case 'OPTIONS':
     case 'TRACE':
       return true;
+    // @eq classify-post-patch-fast-path
     case 'POST':
+    // @eq classify-post-patch-fast-path
     case 'PATCH':
       return false; // the usual non-idempotent spellings answer without the allocation of toUpperCase()
     default: {
@@ -55,6 +58,7 @@ export function compileRetryOn(conditions: unknown, path: string, issues: Config
   }
   conditions.forEach((condition: unknown, index) => {
     const where = joinPath(path, index);
+    // @eq classify-condition-string
     if (typeof condition === 'number' || (typeof condition === 'string' && /^\d{3}$/.test(condition))) {
       const status = Number(condition);
       if (!Number.isInteger(status) || status < 400 || status > 599) {

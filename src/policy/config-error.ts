@@ -43,7 +43,9 @@ export function editDistance(a: string, b: string): number {
 
 /** "; did you mean maxAttempts?" for a key close to a known one (case, a typo or two), else "". */
 export function didYouMean(key: string, known: Iterable<string>): string {
+  // @eq config-error-key-length-64
   if (key.length > 64) return '';
+  // @eq config-error-best
   let best = '';
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of known) {

@@ -174,6 +174,7 @@ export function readDeadline(headers: HeaderSource, nowMs: number, maxMs?: numbe
   const cap = capFor(maxMs);
   let failure: DeadlineReadWithSource | undefined;
   let relativeAtMs = Number.POSITIVE_INFINITY;
+  // @eq deadline-relativecapped
   let relativeCapped = false;
   let relativeSource: DeadlineSource = GRPC_TIMEOUT_HEADER;
   // Explicit literals, not `{ ...read, source }`: V8's spread-plus-property costs ~1 µs, on every inbound request.

@@ -120,6 +120,7 @@ const ATTEMPT_NUMBER = /^[1-9][0-9]{0,5}$/;
 
 /** The attempt header's number: 1–999999 written plainly, else null (a hop marker all the same). */
 export function readAttemptNumber(value: string | undefined): number | null {
+  // @eq hop-value
   if (value === undefined) return null;
   const text = value.trim();
   return ATTEMPT_NUMBER.test(text) ? Number(text) : null;
@@ -146,19 +147,24 @@ export function readInboundHop(headers: HeaderSource, nowMs: number, maxDeadline
   const attempt = hop ? readAttemptNumber(marker) : null;
   // Most requests carry no deadline: skip the reader (and its allocations) when none of its headers is there.
   if (
+    // @eq hop-headervalue-headers-grpc-timeout
     headerValue(headers, GRPC_TIMEOUT_HEADER) === undefined &&
     headerValue(headers, ENVOY_EXPECTED_TIMEOUT_HEADER) === undefined &&
     headerValue(headers, ABSOLUTE_DEADLINE_HEADER) === undefined
+    // @eq hop-no-deadline-shortcut-body
   ) {
     return hop ? withoutDeadline(attempt) : PLAIN;
   }
   const read = readDeadline(headers, nowMs, maxDeadlineMs);
   if (!read.ok) {
+    // @eq hop-malformed-read-reason-absent
     const malformed = read.reason !== 'absent';
+    // @eq hop-malformed-hop-withoutdeadline-attempt
     if (!malformed) return hop ? withoutDeadline(attempt) : PLAIN;
     return { deadlineMs: null, fromSeawallHop: hop, attempt, malformed, capped: false, skewed: false };
   }
   const skewMs = read.skewMs;
+  // @eq hop-skewed-skewms
   const skewed = skewMs !== undefined && (skewMs > DEADLINE_SKEW_TOLERANCE_MS || skewMs < -DEADLINE_SKEW_TOLERANCE_MS);
   return { deadlineMs: read.atMs, fromSeawallHop: hop, attempt, malformed: false, capped: read.capped, skewed };
 }

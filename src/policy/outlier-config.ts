@@ -223,6 +223,7 @@ export function validateOutlierDetectionConfig(
     maxPath,
     issues,
   );
+  // @eq outlier-config-maxms-basems-maxms-basems
   if (maxMs !== undefined && baseMs !== undefined && maxMs < baseMs) {
     issues.push({ path: maxPath, message: `must be at least baseEjectionTime (${baseMs} ms)` });
   }

@@ -127,6 +127,7 @@ export class OutlierDetector {
     if (cfg.consecutive5xx > 0 && h.consecutive5xx >= cfg.consecutive5xx && !h.ejected) {
       this.detected['consecutive-5xx']++;
       const v = this.tryEject(h, 'consecutive-5xx', nowMs, u);
+      // @eq outlier-verdict-rank-verdict-rank
       if (VERDICT_RANK[v] > VERDICT_RANK[verdict]) verdict = v;
       h.consecutive5xx = 0;
     }
@@ -169,6 +170,7 @@ export class OutlierDetector {
     this.analyse(snapshot, nowMs, random, report);
     // Envoy: a host not ejected, un-ejected at least an interval ago, loses one step of its ejection multiplier.
     for (const h of snapshot) {
+      // @eq outlier-ejected-unejectedatms-multiplier
       if (h.ejected || h.unejectedAtMs === null || h.multiplier === 0) continue;
       // @ko outlier-multiplier-decays
       if (nowMs - h.unejectedAtMs >= cfg.intervalMs) h.multiplier--;
@@ -182,6 +184,7 @@ export class OutlierDetector {
   private analyse(snapshot: HostState[], nowMs: number, random: Random, report: SweepReport): void {
     const cfg = this.cfg;
     const n = this.hosts.size;
+    // @eq outlier-cfg-successrateminimumhosts-cfg-failurepercentageminimumhosts
     if (n < cfg.successRateMinimumHosts && n < cfg.failurePercentageMinimumHosts) return;
     const srHosts: HostState[] = [];
     const srRates: number[] = [];
@@ -213,7 +216,9 @@ export class OutlierDetector {
       // Below the threshold by more than rounding: hosts with the same rate must never eject each other, but a mean
       // of equal doubles can round one unit above them (with a factor below 1000 the threshold then passes them).
       const cut = threshold - RATE_ROUNDING;
+      // @eq outlier-srhosts-length
       for (let i = 0; i < srHosts.length; i++) {
+        // @eq outlier-srrates-number-cut
         if ((srRates[i] as number) < cut)
           // @ko outlier-success-rate
           this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);
@@ -401,6 +406,7 @@ export class OutlierDetector {
       }
       oldest ??= h;
     }
+    // @eq outlier-oldest-forget-oldest
     if (oldest !== undefined) this.forget(oldest);
   }
 

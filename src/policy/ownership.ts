@@ -55,6 +55,7 @@ export function ownershipDecision(received: Claim, retriesConfigured: boolean): 
 /** One header's single value: undefined when absent, repeated with different values, or not a plain string. */
 function single(value: HeaderValue): string | undefined {
   if (typeof value === 'string') return value.trim();
+  // @eq ownership-array-isarray-value-value
   if (!Array.isArray(value) || value.length === 0) return undefined;
   const first = value[0];
   if (typeof first !== 'string') return undefined;
@@ -81,7 +82,9 @@ export function readClaim(claim: HeaderValue, criteriaMet: HeaderValue, trusted 
  * on the order the calls failed in, and one hop that spent its retries is enough to stop the hops above.
  */
 export function combineRelayed(a: RelayedClaim | null, b: RelayedClaim | null): RelayedClaim | null {
+  // @eq ownership-a-null-shortcut
   if (a === null) return b;
+  // @eq ownership-b-null-shortcut
   if (b === null) return a;
   return a === 'unclaimed' || b === 'unclaimed' ? 'unclaimed' : 'criteria-met';
 }

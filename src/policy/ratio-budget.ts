@@ -23,17 +23,22 @@ const MILLI = 1000;
 /** Checks a ratio budget's keys (the `kind` and unknown keys are checked by the caller). */
 export function ratioBudgetIssues(o: Record<string, unknown>, path: string, issues: ConfigIssue[]): number | undefined {
   const ratio = o.ratio;
+  // @eq ratio-budget-ratio-ratio-number
   if (ratio !== undefined && (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1000))) {
+    // @eq ratio-budget-issues-push-path-joinpath
     issues.push({ path: joinPath(path, 'ratio'), message: 'must be a number in [0, 1000]' });
   }
   const min = o.minRetriesPerSec;
+  // @eq ratio-budget-min-min-number
   if (min !== undefined && (typeof min !== 'number' || !(min >= 0 && min <= 1e6))) {
+    // @eq ratio-budget-issues-push-path-joinpath-2
     issues.push({ path: joinPath(path, 'minRetriesPerSec'), message: 'must be a number in [0, 1000000]' });
   }
   if (o.ttl === undefined) return DEFAULT_RATIO_TTL_MS;
   const ttlMs = collectDuration(o.ttl, joinPath(path, 'ttl'), issues);
   if (ttlMs === undefined) return undefined;
   if (ttlMs < SLOT_MS || ttlMs > MAX_TTL_MS || ttlMs % SLOT_MS !== 0) {
+    // @eq ratio-budget-issues-push-path-joinpath-3
     issues.push({ path: joinPath(path, 'ttl'), message: 'must be whole seconds from 1s to 60s' });
     return undefined;
   }
@@ -61,6 +66,7 @@ export class RatioBudget {
   constructor(opts: RatioBudgetOptions = {}) {
     const issues: ConfigIssue[] = [];
     const ttlMs = ratioBudgetIssues(opts as Record<string, unknown>, 'budget', issues);
+    // @eq ratio-budget-issues-length-ttlms-throw
     if (issues.length > 0 || ttlMs === undefined) throw new ConfigError(issues);
     const ratio = opts.ratio ?? DEFAULT_RETRY_RATIO;
     const minPerSec = opts.minRetriesPerSec ?? DEFAULT_MIN_RETRIES_PER_SEC;
@@ -80,6 +86,7 @@ export class RatioBudget {
     if (!(nowMs - this.slotStartMs >= SLOT_MS) || nowMs === Number.POSITIVE_INFINITY) return;
     const slots = this.slots;
     const steps = Math.floor((nowMs - this.slotStartMs) / SLOT_MS);
+    // @eq ratio-budget-steps-slots-length
     if (steps >= slots.length) {
       slots.fill(0);
       this.sum = 0;

@@ -71,6 +71,7 @@ function parseSeconds(s: string, start: number, end: number): number {
   return seconds * 1000 + fracMs + roundUp;
 }
 
+// @eq retry-after-months-jan
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
 const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
@@ -122,6 +123,7 @@ const DAY_NAME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thurs
  * join repeats with ", "). For Retry-After (`dates`), the comma after an HTTP-date's day name stays inside the date.
  */
 export function headerMembers(value: HeaderValue, dates = false): string[] {
+  // @eq retry-after-value-value
   if (value === null || value === undefined) return [];
   const lines: readonly string[] = typeof value === 'string' ? [value] : value;
   const members: string[] = [];
@@ -142,15 +144,20 @@ export function headerMembers(value: HeaderValue, dates = false): string[] {
 function readOneRetryAfter(value: string, nowMs: number): number | 'malformed' | 'negative' {
   let start = 0;
   let end = value.length;
+  // @eq retry-after-start-end
   while (start < end && (value.charCodeAt(start) === CH_SP || value.charCodeAt(start) === CH_TAB)) start++;
+  // @eq retry-after-end-start
   while (end > start && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
   const first = value.charCodeAt(start);
   if (first >= CH_0 && first <= CH_9) {
     const delayMs = parseSeconds(value, start, end);
+    // @eq retry-after-delayms-malformed-delayms
     return delayMs < 0 ? 'malformed' : delayMs;
   }
+  // @eq retry-after-parseseconds-value-start-end
   if (first === CH_MINUS) return parseSeconds(value, start + 1, end) >= 0 ? 'negative' : 'malformed';
   const atMs = parseHttpDate(value.slice(start, end), nowMs);
+  // @eq retry-after-atms-malformed
   if (atMs === undefined) return 'malformed';
   return Math.max(atMs - nowMs, 0) || 0; // a date in the past (or a NaN now): retry now
 }
@@ -175,6 +182,7 @@ function boundRead(delayMs: number): RetryAfterRead {
  */
 export function parseRetryAfter(value: HeaderValue, nowMs: number): RetryAfterRead {
   if (value === null || value === undefined) return ABSENT;
+  // @eq retry-after-value-indexof
   if (typeof value === 'string' && value.indexOf(',') < 0) {
     const read = readOneRetryAfter(value, nowMs); // the usual case: one line, one member, nothing allocated
     return typeof read === 'number' ? boundRead(read) : read === 'negative' ? NEGATIVE : MALFORMED;
@@ -184,7 +192,9 @@ export function parseRetryAfter(value: HeaderValue, nowMs: number): RetryAfterRe
   for (const member of headerMembers(value, true)) {
     const read = readOneRetryAfter(member, nowMs);
     if (typeof read === 'number') {
+      // @eq retry-after-read-best-best-read
       if (read > best) best = read;
+      // @eq retry-after-failure-absent
     } else if (failure === ABSENT) {
       failure = read === 'negative' ? NEGATIVE : MALFORMED;
     }
@@ -216,11 +226,14 @@ export function parseRetryAfterMs(value: HeaderValue): RetryAfterRead {
   if (value === null || value === undefined) return ABSENT;
   let best = -1;
   let failure: RetryAfterRead = ABSENT;
+  // @eq retry-after-value-indexof
   const members = typeof value === 'string' && value.indexOf(',') < 0 ? [value] : headerMembers(value);
   for (const member of members) {
     const read = readOneMs(member);
     if (read >= 0) {
+      // @eq retry-after-read-best-best-read
       if (read > best) best = read;
+      // @eq retry-after-failure-absent
     } else if (failure === ABSENT) {
       failure = MALFORMED;
     }
@@ -232,7 +245,9 @@ export function parseRetryAfterMs(value: HeaderValue): RetryAfterRead {
 function readOneMs(value: string): number {
   let start = 0;
   let end = value.length;
+  // @eq retry-after-start-end
   while (start < end && (value.charCodeAt(start) === CH_SP || value.charCodeAt(start) === CH_TAB)) start++;
+  // @eq retry-after-end-start
   while (end > start && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
   let ms = 0;
   let i = start;
@@ -265,6 +280,7 @@ export function serverWait(retryAfter: HeaderValue, retryAfterMs: HeaderValue, n
   const coarse = parseRetryAfter(retryAfter, nowMs);
   if (!fine.ok) return coarse.ok ? coarse : coarse.reason === 'absent' ? fine : coarse;
   if (!coarse.ok) return fine;
+  // @eq retry-after-refines-fine-delayms-coarse
   const refines = fine.delayMs <= coarse.delayMs && fine.delayMs > coarse.delayMs - 1000;
   return refines ? fine : fine.delayMs >= coarse.delayMs ? fine : coarse;
 }
@@ -275,7 +291,9 @@ const INT32_MAX = 2147483647;
 function readOnePushback(value: string): PushbackRead {
   let first = 0;
   let end = value.length;
+  // @eq retry-after-first-end
   while (first < end && (value.charCodeAt(first) === CH_SP || value.charCodeAt(first) === CH_TAB)) first++;
+  // @eq retry-after-end-first
   while (end > first && (value.charCodeAt(end - 1) === CH_SP || value.charCodeAt(end - 1) === CH_TAB)) end--;
   const negative = value.charCodeAt(first) === CH_MINUS;
   const start = negative ? first + 1 : first;
@@ -300,14 +318,18 @@ function readOnePushback(value: string): PushbackRead {
  * cap (RetryPolicy stops a call whose server asks for more than maxRetryAfter).
  */
 export function parseGrpcPushback(value: HeaderValue): PushbackRead {
+  // @eq retry-after-value-value
   if (value === null || value === undefined) return PUSHBACK_ABSENT;
+  // @eq retry-after-value-indexof
   if (typeof value === 'string' && value.indexOf(',') < 0) return readOnePushback(value);
   const members = headerMembers(value);
+  // @eq retry-after-members-length-pushback-absent
   if (members.length === 0) return PUSHBACK_ABSENT;
   let best: PushbackRead = PUSHBACK_ABSENT;
   for (const member of members) {
     const read = readOnePushback(member);
     if (read.kind === 'stop') return read;
+    // @eq retry-after-best-kind-retry-read
     if (best.kind !== 'retry' || (read.kind === 'retry' && read.delayMs > best.delayMs)) best = read;
   }
   return best;

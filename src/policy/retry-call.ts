@@ -70,6 +70,7 @@ export class RetryCall {
   /** Set once, when the call ends. */
   stopReason: StopReason | null = null;
   /** The claim read off the last attempt's outcome (`absent` for a timeout, a reset, or no claim header). */
+  // @eq retry-call-lastclaim-claim-absent
   lastClaim: Claim = 'absent';
   /** Status of the last attempt's response; 0 when it had none (a timeout, a reset, no attempt yet). */
   lastStatus = 0;
@@ -108,11 +109,14 @@ export class RetryCall {
     }
     // The hop rule: what the inbound request brought (its deadline; whether a Seawall hop sent it).
     const hopDeadline = inbound === null ? null : inbound.deadlineMs;
+    // @eq retry-call-hopdeadline-hopdeadline-number-isfin
     if (hopDeadline !== null && hopDeadline !== undefined && !Number.isFinite(hopDeadline)) {
       throw new ConfigError([
+        // @eq retry-call-path-inbound-deadlinems-message
         { path: 'inbound.deadlineMs', message: `must be a finite number of epoch ms (or null), got ${hopDeadline}` },
       ]);
     }
+    // @eq retry-call-hopdeadline-hopdeadline
     if (hopDeadline !== null && hopDeadline !== undefined)
       // @ko hop-inbound-deadline
       deadlineMs = deadlineMs === null ? hopDeadline : Math.min(deadlineMs, hopDeadline);
@@ -128,6 +132,7 @@ export class RetryCall {
     this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =
+      // @eq retry-call-isretryonset-retryon-retryon-compileretryconditions
       retryOn === undefined ? null : isRetryOnSet(retryOn) ? retryOn : compileRetryConditions(retryOn);
     budget.callStarted(nowMs);
     policy.counters.callStarted();
@@ -161,7 +166,9 @@ export class RetryCall {
    */
   get relayMark(): RelayedClaim | null {
     const reason = this.stopReason;
+    // @eq retry-call-reason-reason-succeeded-reason
     if (reason === null || reason === 'succeeded' || reason === 'aborted') return null;
+    // @eq retry-call-laststatus-laststatus-500
     if (this.lastStatus !== 0 && this.lastStatus < 500) return null;
     return this.passUp;
   }
@@ -169,6 +176,7 @@ export class RetryCall {
   /** Begins the next attempt, or stops the call when no time is left for one. */
   beginAttempt(nowMs: number): AttemptPlan | { stop: StopReason } {
     const perTryTimeoutMs = this.beginAttemptMs(nowMs);
+    // @eq retry-call-pertrytimeoutms-stop-decisions
     if (perTryTimeoutMs < 0) return STOP_DECISIONS[this.stopReason as StopReason];
     return new AttemptPlan(
       this.attempts,
@@ -225,6 +233,7 @@ export class RetryCall {
     const counters = this.policy.counters;
     const config = this.policy.config;
     if (outcome.kind === 'timeout') counters.perTryTimeouts++;
+    // @eq retry-call-outcome-kind-response-2
     if (outcome.kind === 'response') {
       this.lastStatus = outcome.status;
       this.lastClaim = outcome.claim ?? 'absent';
@@ -239,6 +248,7 @@ export class RetryCall {
     if (verdict.reason === 'aborted') return this.stop('aborted');
 
     let pushbackMs = -1;
+    // @eq retry-call-outcome-kind-response-outcome
     if (outcome.kind === 'response' && outcome.pushbackMs != null) {
       const pushback = parseGrpcPushback(outcome.pushbackMs);
       if (pushback.kind === 'stop') {
@@ -246,6 +256,7 @@ export class RetryCall {
         if (verdict.budget !== 'failure') this.budget.recordFailure();
         return this.stop('server-pushback');
       }
+      // @eq retry-call-pushback-kind-retry-pushbackms
       if (pushback.kind === 'retry') pushbackMs = pushback.delayMs;
     }
     if (!verdict.retryable) return this.stop(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
@@ -278,14 +289,18 @@ export class RetryCall {
       waitMs = backoffDelay(config.backoff, this.backoffRetry, this.previousDelayMs, u);
       if (
         config.honorRetryAfter &&
+        // @eq retry-call-outcome-kind-response
         outcome.kind === 'response' &&
+        // @eq retry-call-outcome-retryafter-outcome-retryafterms
         (outcome.retryAfter != null || outcome.retryAfterMs != null)
       ) {
         const hint = serverWait(outcome.retryAfter, outcome.retryAfterMs, nowMs);
+        // @eq retry-call-hint-ok
         if (hint.ok) {
           // @ko retry-max-retry-after
           if (hint.delayMs > config.maxRetryAfterMs) return this.stop('server-pushback');
           // @ko retry-after-floor
+          // @eq retry-call-hint-delayms-waitms-waitms
           if (hint.delayMs > waitMs) waitMs = hint.delayMs; // the server's hint is a floor on the wait
         }
       }

@@ -129,9 +129,11 @@ function readDeadline(
   issues: ConfigIssue[],
 ): { patienceMs: number | null; marginMs: number } {
   if (value === undefined) return { patienceMs: DEFAULT_PATIENCE_MS, marginMs: 0 };
+  // @eq retry-config-patiencems-marginms
   if (value === false) return { patienceMs: null, marginMs: 0 };
   if (!isRecord(value)) {
     issues.push({ path, message: 'must be an object with patience and margin, or false (no deadline)' });
+    // @eq retry-config-patiencems-marginms
     return { patienceMs: null, marginMs: 0 };
   }
   for (const key of Object.keys(value)) {
@@ -205,6 +207,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
         'retries non-idempotent requests on timeout without an idempotency key: the server may have done the work (double payment)',
     });
   }
+  // @eq retry-config-issues-length-backoff
   if (issues.length > 0 || backoff === undefined) return { issues, warnings };
   return {
     config: {

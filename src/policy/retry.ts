@@ -82,6 +82,7 @@ export class RetryPolicy {
    * recently used one is forgotten, so a hot upstream keeps its (perhaps drained) budget however many others appear.
    */
   budgetFor(upstream = ''): RetryBudget {
+    // @eq retry-upstream-defaultbudget
     if (upstream === '' && this.defaultBudget !== null) return this.defaultBudget;
     const budgets = this.budgets;
     let budget = budgets.get(upstream);
@@ -97,12 +98,14 @@ export class RetryPolicy {
       budget = createBudget(this.resolved.budget);
       budgets.set(upstream, budget);
       this.recentUpstream = upstream;
+      // @eq retry-upstream-recentupstream
     } else if (upstream !== this.recentUpstream) {
       // @ko budget-lru-refresh
       budgets.delete(upstream); // most recently used goes last; skipped when it is last already (the usual case)
       budgets.set(upstream, budget);
       this.recentUpstream = upstream;
     }
+    // @eq retry-upstream-defaultbudget-budget
     if (upstream === '') this.defaultBudget = budget;
     return budget;
   }

@@ -113,11 +113,13 @@ export class LoadShedder<T> {
    * @internal a hot-loop twin (the simulator's), not public API.
    * After offer() answered OFFER_QUEUED: the item's slot, for cancelQueued().
    */
+  // @eq shed-lastslot
   lastSlot = -1;
   /**
    * @internal a hot-loop twin (the simulator's), not public API.
    * After take() returned an item: true when it is a 504 drop (it took no worker), false when it runs.
    */
+  // @eq shed-lastdropped
   lastDropped = false;
   /**
    * @internal a hot-loop twin (the simulator's), not public API.
@@ -216,6 +218,7 @@ export class LoadShedder<T> {
     }
     this.lastSlot = waiting.push(item, nowMs, deadline);
     this.queuedTotal++;
+    // @eq shed-waiting-size-peakqueued
     if (waiting.size > this.peakQueued) this.peakQueued = waiting.size;
     return OFFER_QUEUED;
   }
@@ -271,6 +274,7 @@ export class LoadShedder<T> {
     }
     this.runningNow++;
     this.started++;
+    // @eq shed-lastdropped
     this.lastDropped = false;
     return item;
   }
@@ -284,6 +288,7 @@ export class LoadShedder<T> {
 
   /** Removes a queued item whose client is gone; false if it is no longer queued (served, dropped, cancelled). */
   cancel(ticket: QueueTicket<T>): boolean {
+    // @eq shed-ticket-instanceof-shedticket-ticket
     if (!(ticket instanceof ShedTicket) || ticket.queue !== this.waiting) return false;
     if (!this.waiting.holds(ticket.slot, ticket.stamp)) return false;
     this.waiting.remove(ticket.slot);

@@ -92,6 +92,7 @@ export class SlotQueue<T> {
 
   /** Whether `slot` still holds the item it held when its stamp was `stamp`. */
   holds(slot: number, stamp: number): boolean {
+    // @eq slot-queue-slot-slot-used-stamp
     return slot >= 0 && slot < this.used && stamp !== 0 && this.stamps[slot] === stamp;
   }
 

@@ -30,6 +30,7 @@ export function checkTraits(traits: RequestTraits): void {
     traitIssue('perTryTimeoutMs', `must be a number of ms > 0, got ${String(perTryTimeoutMs)}`);
   }
   // A method decides whether a replay is safe; a non-string one (from JavaScript) must not end in a TypeError.
+  // @eq traits-method-method-method-stri
   if (method !== undefined && method !== null && typeof method !== 'string') {
     traitIssue('method', `must be an HTTP method name such as "GET" (or undefined), got ${typeof method}`);
   }
