@@ -7,12 +7,12 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // The lab's end-to-end run has the machine to itself: npm test runs it after this suite (vitest.lab.config.ts).
     exclude: [...configDefaults.exclude, 'test/lab/**'],
-    setupFiles: ['./test/fast-check-setup.ts'],
+    setupFiles: ['./test/support/fast-check-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // At least two workers (vitest's default, cores - 1, leaves one of two cores idle): 191 s against 270 s here.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    reporters: ['default', './test/count-reporter.ts'],
+    reporters: ['default', './test/support/count-reporter.ts'],
   },
 });

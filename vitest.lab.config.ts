@@ -8,6 +8,6 @@ export default defineConfig({
     hookTimeout: 200_000,
     pool: 'forks',
     fileParallelism: false,
-    reporters: ['default', './test/count-reporter.ts'],
+    reporters: ['default', './test/support/count-reporter.ts'],
   },
 });

@@ -1,7 +1,7 @@
 // Simulator benchmarks: M/M/c throughput beside a naive closure-per-event engine, checkout-incident wall time, memory growth.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { createRandom, type Random } from '../src/policy/random.js';
+import { createRandom, type Random } from '../src/policy/core/random.js';
 import { Engine, type EventHandler } from '../src/sim/engine.js';
 import { loadScenario, runVariant, type Scenario, simulate } from '../src/sim/index.js';
 import { exponential } from '../src/sim/model/distributions.js';

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltResults, buildResults } from '../scripts/results-build.js';
-import { amp, num, rate, runOf, runsOf } from '../scripts/results-format.js';
-import { FAILOVER_SHARE } from '../scripts/results-incident.js';
+import { type BuiltResults, buildResults } from '../tools/docs/results/build.js';
+import { amp, num, rate, runOf, runsOf } from '../tools/docs/results/format.js';
+import { FAILOVER_SHARE } from '../tools/docs/results/incident.js';
 
 const RESULTS_MD = fileURLToPath(new URL('../docs/results.md', import.meta.url));
 const README = fileURLToPath(new URL('../README.md', import.meta.url));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkLayout, FLOORS, formatViolations, unitOf } from '../scripts/check-layout.js';
+import { checkLayout, FLOORS, formatViolations, unitOf } from '../tools/check-layout.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const scratch = mkdtempSync(join(tmpdir(), 'seawall-layout-'));

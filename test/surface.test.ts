@@ -75,7 +75,7 @@ describe('the public surface', () => {
   it("keeps the root's policy names a part of seawall/policy, and the driver kit off the root", () => {
     expect(APP_POLICY_VALUES.filter((n) => !POLICY_VALUES.includes(n))).toEqual([]);
     expect(APP_POLICY_TYPES.filter((n) => !POLICY_TYPES.includes(n))).toEqual([]);
-    // The codecs, parsers and hop helpers: a refactor of src/policy/hop.ts or deadline.ts must not break `seawall`.
+    // The codecs, parsers and hop helpers: a refactor of src/policy/hop/hop.ts or deadline.ts must not break `seawall`.
     for (const kit of [
       'encodeAbsoluteDeadline',
       'parseRetryAfter',

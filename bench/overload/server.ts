@@ -4,9 +4,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { currentContext } from '../../src/http/context.js';
-import { seawallHandler } from '../../src/http/server.js';
-import type { ShedOptions } from '../../src/http/server-options.js';
+import { currentContext } from '../../src/driver/context.js';
+import { seawallHandler } from '../../src/http/server/node.js';
+import type { ShedOptions } from '../../src/http/server/options.js';
 import { LatencyHistogram } from './histogram.js';
 
 export type ServerMode =

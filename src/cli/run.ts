@@ -119,12 +119,12 @@ function dispatch<S>(command: Command, io: CliIo, sim: SimulatorApi<S>): Promise
       return runSimulate(command, io, sim);
     case 'lab':
       // Loaded only for this command: pg, the lab's processes and its report stay out of the other commands.
-      return import('../lab/cli.js').then((lab) => lab.runLabCommand(command, io));
+      return import('./lab.js').then((lab) => lab.runLabCommand(command, io));
     case 'mesh-import':
     case 'mesh-export':
     case 'lint':
       // Loaded only for these commands: the Istio models and the mesh code stay out of `simulate`'s start-up.
-      return import('../mesh/cli.js').then((mesh) => mesh.runMeshCommand(command, io));
+      return import('./mesh.js').then((mesh) => mesh.runMeshCommand(command, io));
   }
 }
 

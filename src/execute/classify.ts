@@ -1,7 +1,7 @@
 // execute()'s classifier: what an attempt threw or returned, as the policy's Outcome (the policy then decides).
 
-import { outcomeOfError, SENT } from '../http/outcome.js';
-import type { Outcome } from '../policy/types.js';
+import { outcomeOfError, SENT } from '../driver/outcome.js';
+import type { Outcome } from '../policy/core/types.js';
 
 /** How one attempt of execute() ended: it threw `error`, or returned `value`. */
 export type Attempted<T> =

@@ -1,11 +1,11 @@
 // execute(): the HTTP drivers' attempt loop (CallRunner) for work that is not an HTTP call, fn(attempt) as its transport.
 
-import { type AttemptTransport, CallRunner, SeawallClient } from '../http/client.js';
-import { type CallRequest, ClientSettings, markOptionsChecked, type SeawallRequestOptions } from '../http/options.js';
-import { type ClientStats, clientStats } from '../http/upstream-stats.js';
-import type { AttemptPlan } from '../policy/retry.js';
-import { RetryPolicy } from '../policy/retry.js';
-import type { Outcome } from '../policy/types.js';
+import { type AttemptTransport, CallRunner, SeawallClient } from '../driver/attempt-loop.js';
+import { type CallRequest, ClientSettings, markOptionsChecked, type SeawallRequestOptions } from '../driver/options.js';
+import { type ClientStats, clientStats } from '../driver/upstream/stats.js';
+import type { Outcome } from '../policy/core/types.js';
+import type { AttemptPlan } from '../policy/retry/retry.js';
+import { RetryPolicy } from '../policy/retry/retry.js';
 import { type Attempted, classifyAttempt, type ExecuteClassifier, isSuccess } from './classify.js';
 import { checkExecuteOptions, clientOptionsOf, type ExecuteOptions, type ExecutorOptions } from './options.js';
 

@@ -1,12 +1,12 @@
 // Options of createExecutor and of one execute() call, and their validation (every problem named by its key, at once).
 
-import type { ClientHooks } from '../http/events.js';
-import type { CallOverrides, SeawallClientOptions } from '../http/options.js';
-import { requestOptionIssues } from '../http/options-check.js';
-import { ConfigError, type ConfigIssue, unknownKey } from '../policy/config-error.js';
-import type { Duration } from '../policy/duration.js';
-import type { RetryPolicy } from '../policy/retry.js';
-import type { RetryPolicyConfig } from '../policy/retry-config.js';
+import type { ClientHooks } from '../driver/events.js';
+import type { CallOverrides, SeawallClientOptions } from '../driver/options.js';
+import { requestOptionIssues } from '../driver/options-check.js';
+import { ConfigError, type ConfigIssue, unknownKey } from '../policy/core/config-error.js';
+import type { Duration } from '../policy/core/duration.js';
+import type { RetryPolicy } from '../policy/retry/retry.js';
+import type { RetryPolicyConfig } from '../policy/retry/retry-config.js';
 import type { ExecuteClassifier } from './classify.js';
 
 /** createExecutor's options. */

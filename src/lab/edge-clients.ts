@@ -1,11 +1,11 @@
 // A lab service's outbound calls: one undici Agent per call edge, composed with Seawall's retryInterceptor as configured.
 
 import { Agent, type Dispatcher, request } from 'undici';
-import { SeawallError } from '../http/errors.js';
-import { type RetryInterceptorOptions, retryInterceptor, type SeawallInterceptor } from '../http/undici.js';
-import { relayedStatus } from '../policy/hop.js';
-import { createRandom } from '../policy/random.js';
-import { RetryPolicy } from '../policy/retry.js';
+import { SeawallError } from '../driver/errors.js';
+import { type RetryInterceptorOptions, retryInterceptor, type SeawallInterceptor } from '../http/client/undici.js';
+import { createRandom } from '../policy/core/random.js';
+import { relayedStatus } from '../policy/hop/hop.js';
+import { RetryPolicy } from '../policy/retry/retry.js';
 import type { CallPlan } from './plan.js';
 import { LAB_REQUEST_HEADER, LAB_USER_HEADER } from './records.js';
 

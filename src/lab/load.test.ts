@@ -2,8 +2,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { listenLoopback } from '../../test/http/servers.js';
-import { createRandom } from '../policy/random.js';
+import { listenLoopback } from '../../test/support/loopback.js';
+import { createRandom } from '../policy/core/random.js';
 import { OpenLoopUsers } from './load.js';
 import { LAB_PARENT_HEADER } from './records.js';
 

@@ -1,7 +1,7 @@
 // The lab's users: open-loop Poisson arrivals into the entry services, each user gone after its patience.
 
 import { Agent, request } from 'undici';
-import type { Random } from '../policy/random.js';
+import type { Random } from '../policy/core/random.js';
 import { exponential } from '../sim/model/distributions.js';
 import type { TrafficSpec } from '../sim/scenario/types.js';
 import { emptyUsers, LAB_PARENT_HEADER, LAB_USER_HEADER, type UserRecords, userKey } from './records.js';

@@ -1,6 +1,6 @@
 // What each lab process runs, read off a variant's resolved model, and the parts of a model the lab cannot replay.
 
-import type { LoadShedderConfig } from '../policy/shed.js';
+import type { LoadShedderConfig } from '../policy/admission/shed.js';
 import type { DistSpec, EdgeSpec, ErrorSpec, FaultSpec, ModelSpec, TrafficSpec } from '../sim/scenario/types.js';
 
 /** One outbound call of a service, in the model's order. */

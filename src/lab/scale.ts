@@ -1,6 +1,6 @@
 // The lab's --scale: a variant's model with its rates and pool sizes shrunk together, for the lab and the simulator alike.
 
-import type { ConcurrencyBreakerConfig } from '../policy/concurrency.js';
+import type { ConcurrencyBreakerConfig } from '../policy/upstream/concurrency.js';
 import type { ModelSpec } from '../sim/scenario/types.js';
 
 /** A count scaled and rounded, never below 1 (a pool of 0 connections serves nobody). */

@@ -2,7 +2,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { LabDatabase } from './db.js';
+import { LabDatabase } from './postgres/db.js';
 import { type FaultState, LabService, type ServiceStart } from './service.js';
 
 /** Messages from the orchestrator (lab/run.ts). */

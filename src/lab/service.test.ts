@@ -1,7 +1,7 @@
 // A lab service answers by the simulator's rule (service-answer.ts): parallel calls fail fast, a plain refusal is bare.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../../test/http/servers.js';
+import { startServer, type TestServer } from '../../test/support/loopback.js';
 import { parseScenario } from '../sim/scenario/load.js';
 import { planOf } from './plan.js';
 import { LabService } from './service.js';

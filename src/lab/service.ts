@@ -3,18 +3,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { type SeawallListener, seawallHandler } from '../http/server.js';
-import { createRandom, type Random } from '../policy/random.js';
-import { LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../policy/shed.js';
+import { type SeawallListener, seawallHandler } from '../http/server/node.js';
+import { LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../policy/admission/shed.js';
+import { createRandom, type Random } from '../policy/core/random.js';
 import { Sampler } from '../sim/model/distributions.js';
 import type { FaultState } from '../sim/model/fault-state.js';
 import { refusalWithoutSeawall } from '../sim/model/plain-refusal.js';
 import { answerAfterCall, CALLS_NEXT, CALLS_WAIT, requiredFailure } from '../sim/model/service-answer.js';
 import type { ErrorSpec } from '../sim/scenario/types.js';
 import { AttemptRecorder } from './attempts.js';
-import type { LabDatabase } from './db.js';
 import { EdgeClient } from './edge-clients.js';
 import type { ServicePlan } from './plan.js';
+import type { LabDatabase } from './postgres/db.js';
 import { emptyAttempts, emptyInbound, LAB_PARENT_HEADER, LAB_USER_HEADER, type ServiceRecords } from './records.js';
 
 /** What changes while a fault holds: the orchestrator sends the state in force (the simulator's own rule). */

@@ -1,12 +1,12 @@
 // The meaning of a call's settings as plain data, so two spellings (a scenario, a mesh read back) can be compared.
 
-import { DEFAULT_PANIC_THRESHOLD } from '../policy/balancer.js';
-import { validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
-import { validateOutlierDetectionConfig } from '../policy/outlier-config.js';
-import { validateRetryConfig } from '../policy/retry-config.js';
-import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
-import type { ResolvedLoadShedderConfig } from '../policy/shed-config.js';
-import { UINT32_MAX } from './envoy-defaults.js';
+import type { ResolvedLoadShedderConfig } from '../policy/admission/shed-config.js';
+import { validateRetryConfig } from '../policy/retry/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry/retry-facts.js';
+import { DEFAULT_PANIC_THRESHOLD } from '../policy/upstream/balancer.js';
+import { validateConcurrencyBreakerConfig } from '../policy/upstream/concurrency.js';
+import { validateOutlierDetectionConfig } from '../policy/upstream/outlier-config.js';
+import { UINT32_MAX } from './envoy/defaults.js';
 import { canonicalRetryOn, hasUnsafeConditions } from './retry-on.js';
 
 /**

@@ -1,6 +1,6 @@
 // Durations as the meshes write them: Envoy's proto3 JSON ("0.25s") and Istio's Go-style ("250ms", "1m30s"), to and from ms.
 
-import { MAX_DURATION_MS } from '../policy/duration.js';
+import { MAX_DURATION_MS } from '../policy/core/duration.js';
 
 /** proto3 JSON mapping of google.protobuf.Duration: seconds with up to 9 fractional digits, then "s". */
 const PROTO_DURATION = /^(\d{1,12})(?:\.(\d{1,9}))?s$/;

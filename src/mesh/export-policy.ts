@@ -1,23 +1,26 @@
 // Export, step 1: a scenario edge's Seawall settings resolved to what a mesh can carry, with what it cannot.
 
+import { DEFAULT_RETRY_AFTER_MS } from '../policy/admission/shed-config.js';
+import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/retry/budget.js';
+import { DEFAULT_RETRY_RATIO } from '../policy/retry/ratio-budget.js';
+import { retriesAtOneLayer } from '../policy/retry/retry-call.js';
+import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry/retry-config.js';
+import { callDeadlineMs, effectiveAttempts } from '../policy/retry/retry-facts.js';
 import {
   DEFAULT_FAILURE_THRESHOLD,
   type ResolvedCircuitBreakerConfig,
   validateCircuitBreakerConfig,
-} from '../policy/breaker-config.js';
-import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/budget.js';
-import { type ResolvedConcurrencyBreakerConfig, validateConcurrencyBreakerConfig } from '../policy/concurrency.js';
-import { DEFAULT_RETRY_RATIO } from '../policy/ratio-budget.js';
-import { retriesAtOneLayer } from '../policy/retry-call.js';
-import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry-config.js';
-import { callDeadlineMs, effectiveAttempts } from '../policy/retry-facts.js';
-import { DEFAULT_RETRY_AFTER_MS } from '../policy/shed-config.js';
+} from '../policy/upstream/breaker-config.js';
+import {
+  type ResolvedConcurrencyBreakerConfig,
+  validateConcurrencyBreakerConfig,
+} from '../policy/upstream/concurrency.js';
 import {
   ENVOY_BACKOFF_BASE_MS,
   ENVOY_BACKOFF_MAX_FACTOR,
   ENVOY_MIN_RETRY_CONCURRENCY,
   UINT32_MAX,
-} from './envoy-defaults.js';
+} from './envoy/defaults.js';
 import type { MeshWarning } from './errors.js';
 import { canonicalRetryOn, hasUnsafeConditions, safeConditions } from './retry-on.js';
 import type { ScenarioEdge, ScenarioVariantView } from './scenario-read.js';

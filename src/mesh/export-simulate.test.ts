@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runMeshCommand } from '../cli/mesh.js';
 import { listBuiltinScenarios, loadScenario } from '../sim/scenario/load.js';
-import { runMeshCommand } from './cli.js';
 import { exportScenario } from './export.js';
 import { importRead, readMeshText } from './import.js';
 

@@ -2,11 +2,11 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envoyBootstrap } from './envoy-write.js';
+import { envoyBootstrap } from './envoy/write.js';
 import { MeshError, type MeshWarning, sortWarnings, warningLine } from './errors.js';
 import { type ExportEdge, type ExportService, exportEdge, exportService } from './export-policy.js';
 import { readMeshText } from './import.js';
-import { istioDocuments } from './istio-write.js';
+import { istioDocuments } from './istio/write.js';
 import { readScenarioView } from './scenario-read.js';
 import { toYamlDocuments } from './yaml-io.js';
 

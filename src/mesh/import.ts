@@ -2,9 +2,9 @@
 
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { readBoundedFile } from './bounds.js';
-import { looksLikeEnvoy, readEnvoy } from './envoy-read.js';
+import { looksLikeEnvoy, readEnvoy } from './envoy/read.js';
 import { MeshError, type MeshWarning, sortWarnings, warningLine } from './errors.js';
-import { looksLikeKubernetes, readIstio } from './istio-read.js';
+import { looksLikeKubernetes, readIstio } from './istio/read.js';
 import { checkEdgeCount, HostMap, type MeshRead } from './model.js';
 import { type BuiltModel, callBlock, overScenario, standaloneModel } from './scenario-build.js';
 import { readScenarioView, type ScenarioView } from './scenario-read.js';

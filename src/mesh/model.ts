@@ -1,6 +1,6 @@
 // The neutral model both meshes are read into and written from: per-edge Seawall policy blocks and callee limits.
 
-import { isIdempotentMethod } from '../policy/classify.js';
+import { isIdempotentMethod } from '../policy/retry/classify.js';
 import { MAX_EDGES } from './bounds.js';
 import { MeshError, type MeshWarning } from './errors.js';
 

@@ -1,7 +1,7 @@
 // Tests for the retry_on / retryOn token mapping both ways, against the policy's own compiled meaning.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { RetryCondition } from '../policy/classify.js';
+import type { RetryCondition } from '../policy/retry/classify.js';
 import { canonicalRetryOn, readMeshRetryOn, retryOnSemantics, writeMeshRetryOn } from './retry-on.js';
 
 const read = (retryOn: string, codes: number[] = [], dialect: 'envoy' | 'istio' = 'envoy') =>

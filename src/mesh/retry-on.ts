@@ -1,8 +1,8 @@
-// Retry conditions: Envoy's retry_on / Istio's retryOn tokens <-> Seawall's retryOn (src/policy/classify.ts), both ways.
+// Retry conditions: Envoy's retry_on / Istio's retryOn tokens <-> Seawall's retryOn (src/policy/retry/classify.ts), both ways.
 
-import { compileRetryOn, isReplaySafeStatus, type RetryCondition, type RetryOnSet } from '../policy/classify.js';
-import type { ConfigIssue } from '../policy/config-error.js';
-import { ENVOY_GATEWAY_ERROR_STATUSES } from './envoy-defaults.js';
+import type { ConfigIssue } from '../policy/core/config-error.js';
+import { compileRetryOn, isReplaySafeStatus, type RetryCondition, type RetryOnSet } from '../policy/retry/classify.js';
+import { ENVOY_GATEWAY_ERROR_STATUSES } from './envoy/defaults.js';
 import type { MeshWarning } from './errors.js';
 
 /**

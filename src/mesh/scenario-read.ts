@@ -1,10 +1,10 @@
 // The mesh tools' view of a scenario: what the simulator's loader (sim/scenario) resolved, per variant; no second reader.
 
 import { isAbsolute, resolve } from 'node:path';
-import type { CircuitBreakerConfig } from '../policy/breaker-config.js';
-import type { ConcurrencyBreakerConfig } from '../policy/concurrency.js';
-import type { OutlierDetectionConfig } from '../policy/outlier-config.js';
-import type { ResolvedLoadShedderConfig } from '../policy/shed-config.js';
+import type { ResolvedLoadShedderConfig } from '../policy/admission/shed-config.js';
+import type { CircuitBreakerConfig } from '../policy/upstream/breaker-config.js';
+import type { ConcurrencyBreakerConfig } from '../policy/upstream/concurrency.js';
+import type { OutlierDetectionConfig } from '../policy/upstream/outlier-config.js';
 import { loadScenario, ScenarioError } from '../sim/scenario/load.js';
 import { UNLIMITED_WORKERS } from '../sim/scenario/resolve.js';
 import type { EdgeSpec, ServiceSpec, VariantSpec } from '../sim/scenario/types.js';

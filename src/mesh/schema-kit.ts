@@ -1,7 +1,7 @@
 // Small zod building blocks shared by the Envoy and Istio schemas, and the one-line-per-problem issue format.
 
 import { z } from 'zod';
-import { didYouMean } from '../policy/config-error.js';
+import { didYouMean } from '../policy/core/config-error.js';
 import { MAX_LIST } from './bounds.js';
 import { type DurationRead, describe } from './durations.js';
 

@@ -1,14 +1,14 @@
 // Edges of the hop data, hint lists, trait checks and LRU budgets that mutation testing found untested (issue #9).
 import { describe, expect, it } from 'vitest';
-import { compileRetryConditions } from './classify.js';
-import { ConfigError, didYouMean } from './config-error.js';
-import { readDeadline } from './deadline.js';
-import { CLAIM_HEADER, DEADLINE_REFUSAL, PUSHBACK_HEADER, queueFullRefusal, responseOutcome } from './hop.js';
-import { createRandom } from './random.js';
-import { type AttemptPlan, MAX_TRACKED_UPSTREAMS, RetryPolicy } from './retry.js';
-import { headerMembers, parseGrpcPushback, parseRetryAfter, parseRetryAfterMs, serverWait } from './retry-after.js';
-import { validateRetryConfig } from './retry-config.js';
-import type { Outcome } from './types.js';
+import { ConfigError, didYouMean } from './core/config-error.js';
+import { createRandom } from './core/random.js';
+import type { Outcome } from './core/types.js';
+import { readDeadline } from './hop/deadline.js';
+import { CLAIM_HEADER, DEADLINE_REFUSAL, PUSHBACK_HEADER, queueFullRefusal, responseOutcome } from './hop/hop.js';
+import { headerMembers, parseGrpcPushback, parseRetryAfter, parseRetryAfterMs, serverWait } from './hop/retry-after.js';
+import { compileRetryConditions } from './retry/classify.js';
+import { type AttemptPlan, MAX_TRACKED_UPSTREAMS, RetryPolicy } from './retry/retry.js';
+import { validateRetryConfig } from './retry/retry-config.js';
 
 const NOW = Date.UTC(1994, 10, 6, 8, 49, 30);
 const unavailable = (extra: Partial<Extract<Outcome, { kind: 'response' }>> = {}): Outcome => ({

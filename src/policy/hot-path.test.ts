@@ -3,9 +3,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ModelOutcome, RetryModel, type RetryModelConfig } from '../../test/models/retry-model.js';
 import { ShedModel } from '../../test/models/shed-model.js';
-import { createRandom } from './random.js';
-import { RetryPolicy } from './retry.js';
-import type { RetryPolicyConfig } from './retry-config.js';
 import {
   type Admission,
   LoadShedder,
@@ -14,8 +11,11 @@ import {
   OFFER_REJECT,
   OFFER_RUN,
   type QueueTicket,
-} from './shed.js';
-import { SlotQueue } from './slot-queue.js';
+} from './admission/shed.js';
+import { SlotQueue } from './admission/slot-queue.js';
+import { createRandom } from './core/random.js';
+import { RetryPolicy } from './retry/retry.js';
+import type { RetryPolicyConfig } from './retry/retry-config.js';
 
 const VERDICT = { [OFFER_RUN]: 'run', [OFFER_QUEUED]: 'queued', [OFFER_REJECT]: 'reject', [OFFER_DROP]: 'drop' };
 

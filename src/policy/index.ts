@@ -6,13 +6,103 @@
 // test/surface.test.ts pins this list; docs/api.md says what each name is for.
 
 export {
+  type Admission,
+  LoadShedder,
+  type LoadShedderConfig,
+  type QueueTicket,
+  type ResolvedLoadShedderConfig,
+  type ShedDequeueResult,
+  type ShedDiscipline,
+  type ShedStats,
+} from './admission/shed.js';
+export { ConfigError, type ConfigIssue } from './core/config-error.js';
+// @ko surface-policy-explicit
+export type { Duration } from './core/duration.js';
+export { createRandom, type Random } from './core/random.js';
+export {
+  type Decision,
+  type Outcome,
+  type OutcomeKind,
+  type RequestTraits,
+  type ResetStage,
+  STOP_REASONS,
+  type StopReason,
+} from './core/types.js';
+export {
+  Deadline,
+  type DeadlineRead,
+  type DeadlineReadWithSource,
+  type DeadlineSource,
+  decodeAbsoluteDeadline,
+  decodeEnvoyTimeoutMs,
+  decodeGrpcTimeout,
+  encodeAbsoluteDeadline,
+  encodeEnvoyTimeoutMs,
+  encodeGrpcTimeout,
+  type HeaderSource,
+  readDeadline,
+} from './hop/deadline.js';
+export {
+  answerClaimHeaders,
+  DEADLINE_REFUSAL,
+  type InboundHop,
+  type InboundRead,
+  queueFullRefusal,
+  type Refusal,
+  readInboundHop,
+  relayedStatus,
+  responseOutcome,
+} from './hop/hop.js';
+export {
+  type Claim,
+  combineRelayed,
+  type OwnershipRow,
+  ownershipDecision,
+  type RelayedClaim,
+} from './hop/ownership.js';
+export {
+  formatRetryAfter,
+  formatRetryAfterMs,
+  type HeaderValue,
+  type PushbackRead,
+  parseGrpcPushback,
+  parseRetryAfter,
+  parseRetryAfterMs,
+  type RetryAfterRead,
+  serverWait,
+} from './hop/retry-after.js';
+export {
   type BackoffConfig,
   type BackoffKind,
   backoffBoundMs,
   backoffDelay,
   type ResolvedBackoff,
   resolveBackoff,
-} from './backoff.js';
+} from './retry/backoff.js';
+export {
+  type BudgetConfig,
+  PercentBudget,
+  type PercentBudgetOptions,
+  RatioBudget,
+  type RatioBudgetOptions,
+  type RetryBudget,
+  TokenBucket,
+  type TokenBucketOptions,
+} from './retry/budget.js';
+export {
+  type BudgetEffect,
+  type Classification,
+  type ClassReason,
+  classifyOutcome,
+  compileRetryConditions,
+  type RetryCondition,
+  type RetryOnSet,
+  type SafetyTraits,
+} from './retry/classify.js';
+export { RetryPolicy, type RetryPolicyOptions } from './retry/retry.js';
+export type { AttemptPlan, RetryCall } from './retry/retry-call.js';
+export type { ResolvedRetryConfig, RetryPolicyConfig } from './retry/retry-config.js';
+export type { RetryStats } from './retry/retry-stats.js';
 export {
   Balancer,
   type BalancerKind,
@@ -21,7 +111,7 @@ export {
   type LoadBalancerConfig,
   NO_ENDPOINT,
   type ResolvedLoadBalancerConfig,
-} from './balancer.js';
+} from './upstream/balancer.js';
 export {
   type BreakerPermit,
   type BreakerRejection,
@@ -37,27 +127,7 @@ export {
   type FailureRateConfig,
   type ResolvedBreakerWindow,
   type ResolvedCircuitBreakerConfig,
-} from './breaker.js';
-export {
-  type BudgetConfig,
-  PercentBudget,
-  type PercentBudgetOptions,
-  RatioBudget,
-  type RatioBudgetOptions,
-  type RetryBudget,
-  TokenBucket,
-  type TokenBucketOptions,
-} from './budget.js';
-export {
-  type BudgetEffect,
-  type Classification,
-  type ClassReason,
-  classifyOutcome,
-  compileRetryConditions,
-  type RetryCondition,
-  type RetryOnSet,
-  type SafetyTraits,
-} from './classify.js';
+} from './upstream/breaker.js';
 export {
   ConcurrencyBreaker,
   type ConcurrencyBreakerConfig,
@@ -68,35 +138,7 @@ export {
   type ConcurrencyVerdict,
   type OverflowReason,
   type ResolvedConcurrencyBreakerConfig,
-} from './concurrency.js';
-export { ConfigError, type ConfigIssue } from './config-error.js';
-export {
-  Deadline,
-  type DeadlineRead,
-  type DeadlineReadWithSource,
-  type DeadlineSource,
-  decodeAbsoluteDeadline,
-  decodeEnvoyTimeoutMs,
-  decodeGrpcTimeout,
-  encodeAbsoluteDeadline,
-  encodeEnvoyTimeoutMs,
-  encodeGrpcTimeout,
-  type HeaderSource,
-  readDeadline,
-} from './deadline.js';
-// @ko surface-policy-explicit
-export type { Duration } from './duration.js';
-export {
-  answerClaimHeaders,
-  DEADLINE_REFUSAL,
-  type InboundHop,
-  type InboundRead,
-  queueFullRefusal,
-  type Refusal,
-  readInboundHop,
-  relayedStatus,
-  responseOutcome,
-} from './hop.js';
+} from './upstream/concurrency.js';
 export {
   classifyOutlierResult,
   DEFAULT_OUTLIER_DETECTION,
@@ -112,40 +154,4 @@ export {
   type OutlierStats,
   type ResolvedOutlierDetectionConfig,
   type SweepReport,
-} from './outlier.js';
-export { type Claim, combineRelayed, type OwnershipRow, ownershipDecision, type RelayedClaim } from './ownership.js';
-export { createRandom, type Random } from './random.js';
-export { RetryPolicy, type RetryPolicyOptions } from './retry.js';
-export {
-  formatRetryAfter,
-  formatRetryAfterMs,
-  type HeaderValue,
-  type PushbackRead,
-  parseGrpcPushback,
-  parseRetryAfter,
-  parseRetryAfterMs,
-  type RetryAfterRead,
-  serverWait,
-} from './retry-after.js';
-export type { AttemptPlan, RetryCall } from './retry-call.js';
-export type { ResolvedRetryConfig, RetryPolicyConfig } from './retry-config.js';
-export type { RetryStats } from './retry-stats.js';
-export {
-  type Admission,
-  LoadShedder,
-  type LoadShedderConfig,
-  type QueueTicket,
-  type ResolvedLoadShedderConfig,
-  type ShedDequeueResult,
-  type ShedDiscipline,
-  type ShedStats,
-} from './shed.js';
-export {
-  type Decision,
-  type Outcome,
-  type OutcomeKind,
-  type RequestTraits,
-  type ResetStage,
-  STOP_REASONS,
-  type StopReason,
-} from './types.js';
+} from './upstream/outlier.js';

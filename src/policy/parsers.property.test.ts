@@ -1,17 +1,16 @@
 // Every header parser of the policy on 10,000 hostile inputs each: no throw, no NaN, nothing unbounded escapes.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { propertyRuns } from '../../test/property-runs.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
+import { createRandom } from './core/random.js';
 import {
   decodeAbsoluteDeadline,
   decodeEnvoyTimeoutMs,
   decodeGrpcTimeout,
   MAX_ACCEPTED_DEADLINE_MS,
   readDeadline,
-} from './deadline.js';
-import { responseOutcome } from './hop.js';
-import { createRandom } from './random.js';
-import { RetryPolicy } from './retry.js';
+} from './hop/deadline.js';
+import { responseOutcome } from './hop/hop.js';
 import {
   headerMembers,
   MAX_SERVER_WAIT_MS,
@@ -20,7 +19,8 @@ import {
   parseRetryAfter,
   parseRetryAfterMs,
   serverWait,
-} from './retry-after.js';
+} from './hop/retry-after.js';
+import { RetryPolicy } from './retry/retry.js';
 
 const RUNS = propertyRuns();
 const NOW = 1_764_486_000_000;

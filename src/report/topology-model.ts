@@ -1,12 +1,12 @@
 // What the report's topology picture shows of a variant's model: services, call edges and their policies as labels.
 
-import type { ResolvedBackoff } from '../policy/backoff.js';
-import type { BudgetConfig } from '../policy/budget.js';
-import { DEFAULT_BUDGET_PERCENT } from '../policy/budget.js';
-import type { ConfigIssue } from '../policy/config-error.js';
-import { retriesAtOneLayer } from '../policy/retry-call.js';
-import { validateRetryConfig } from '../policy/retry-config.js';
-import { validateLoadShedderConfig } from '../policy/shed.js';
+import { validateLoadShedderConfig } from '../policy/admission/shed.js';
+import type { ConfigIssue } from '../policy/core/config-error.js';
+import type { ResolvedBackoff } from '../policy/retry/backoff.js';
+import type { BudgetConfig } from '../policy/retry/budget.js';
+import { DEFAULT_BUDGET_PERCENT } from '../policy/retry/budget.js';
+import { retriesAtOneLayer } from '../policy/retry/retry-call.js';
+import { validateRetryConfig } from '../policy/retry/retry-config.js';
 import { serviceDepths } from '../sim/metrics/summary.js';
 import type { ModelSpec } from '../sim/scenario/types.js';
 

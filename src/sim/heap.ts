@@ -1,6 +1,6 @@
 // The simulator's event queue: a binary min-heap keyed by (time, insertion sequence) over typed arrays.
 
-import { grownFloat64, grownInt32 } from '../policy/typed-arrays.js';
+import { grownFloat64, grownInt32 } from '../policy/core/typed-arrays.js';
 
 const INITIAL_CAPACITY = 1024;
 

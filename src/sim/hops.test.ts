@@ -1,7 +1,7 @@
 // Hops in the simulator: the layer rule, error ownership, services without Seawall and the retry radius, each alone.
 
 import { describe, expect, it } from 'vitest';
-import type { StopReason } from '../policy/types.js';
+import type { StopReason } from '../policy/core/types.js';
 import type { RunSummary } from './metrics/summary.js';
 import { runVariant, type VariantRun } from './run.js';
 import { loadScenario, parseScenario } from './scenario/load.js';

@@ -3,8 +3,8 @@
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
-import type { RetryStats } from '../policy/retry-stats.js';
-import type { ShedStats } from '../policy/shed.js';
+import type { ShedStats } from '../policy/admission/shed.js';
+import type { RetryStats } from '../policy/retry/retry-stats.js';
 import { edgeSummaries } from './metrics/edges.js';
 import { type RunSummary, summarize, type TimeseriesRow, timeseries } from './metrics/summary.js';
 import { World } from './model/world.js';

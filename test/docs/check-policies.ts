@@ -1,6 +1,6 @@
 // The RetryPolicy configs written out in the docs' ts blocks load without Seawall's own warnings (or errors).
 import ts from 'typescript';
-import { validateRetryConfig } from '../../src/policy/retry-config.js';
+import { validateRetryConfig } from '../../src/policy/retry/retry-config.js';
 import { type DocModule, originOf } from './check-ts.js';
 
 /** The value of an expression made only of literals (objects, arrays, strings, numbers, booleans); undefined otherwise. */

@@ -1,10 +1,10 @@
 // Operating the client on real HTTP: inherited deadlines, one layer of retries, the kill switch, update(), budget, stats.
 import { afterEach, describe, expect, it } from 'vitest';
+import { KILL_SWITCH_ENV } from '../../src/driver/traits.js';
 import { createFetch, runWithContext, SeawallError } from '../../src/http/index.js';
-import { KILL_SWITCH_ENV } from '../../src/http/traits.js';
 import { RetryPolicy } from '../../src/policy/index.js';
-import { quick } from './client-setup.js';
-import { delay, rejection, startServer, type TestServer } from './servers.js';
+import { delay, rejection, startServer, type TestServer } from '../support/loopback.js';
+import { quick } from './client/client-setup.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {

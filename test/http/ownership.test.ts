@@ -13,13 +13,13 @@ import {
   type SeawallClientOptions,
   seawallHandler,
 } from '../../src/http/index.js';
-import type { RetryCondition } from '../../src/policy/classify.js';
-import { ConfigError } from '../../src/policy/config-error.js';
-import { CLAIM_HEADER, CRITERIA_MET_HEADER } from '../../src/policy/hop.js';
+import { ConfigError } from '../../src/policy/core/config-error.js';
+import type { StopReason } from '../../src/policy/core/types.js';
+import { CLAIM_HEADER, CRITERIA_MET_HEADER } from '../../src/policy/hop/hop.js';
 import type { RetryPolicy, RetryPolicyConfig } from '../../src/policy/index.js';
-import type { StopReason } from '../../src/policy/types.js';
-import { agentsClosedAfterEach, quick } from './client-setup.js';
-import { startServer, type TestServer, within } from './servers.js';
+import type { RetryCondition } from '../../src/policy/retry/classify.js';
+import { startServer, type TestServer, within } from '../support/loopback.js';
+import { agentsClosedAfterEach, quick } from './client/client-setup.js';
 
 /** C fails with 500, which the default retryOn leaves alone: every policy here retries it. */
 const RETRY_5XX: RetryCondition[] = ['5xx', 'connect-failure', 'reset', 'timeout'];

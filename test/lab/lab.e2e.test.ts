@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findPostgres } from '../../src/lab/postgres.js';
+import { findPostgres } from '../../src/lab/postgres/cluster.js';
 import { chromiumStatus, inspectCanvases, launchChromium, openReport } from '../report/chromium.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import * as FIELDS from '../../src/mesh/envoy-fields.js';
-import { looksLikeEnvoy } from '../../src/mesh/envoy-read.js';
+import * as FIELDS from '../../src/mesh/envoy/fields.js';
+import { looksLikeEnvoy } from '../../src/mesh/envoy/read.js';
 import {
   bootstrapSchema,
   circuitBreakersSchema,
@@ -21,7 +21,7 @@ import {
   routeConfigurationSchema,
   routeSchema,
   virtualHostSchema,
-} from '../../src/mesh/envoy-schema.js';
+} from '../../src/mesh/envoy/schema.js';
 import { MeshError } from '../../src/mesh/errors.js';
 import { exportScenario } from '../../src/mesh/export.js';
 import { readMeshText } from '../../src/mesh/import.js';
@@ -151,7 +151,7 @@ function compareList(listed: readonly string[], type: protobuf.Type): { unknown:
 
 /** `/** envoy.x.v3.Message *\/ export const NAME = [...]` pairs of envoy-fields.ts: the message each list claims. */
 function claimedLists(): { list: string; message: string }[] {
-  const text = readFileSync(join(ROOT, 'src', 'mesh', 'envoy-fields.ts'), 'utf8');
+  const text = readFileSync(join(ROOT, 'src', 'mesh', 'envoy', 'fields.ts'), 'utf8');
   return [...text.matchAll(/\/\*\* (envoy\.[\w.]+) \*\/\s*export const (\w+)/g)].map((m) => ({
     message: m[1] as string,
     list: m[2] as string,

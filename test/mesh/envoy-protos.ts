@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
-import { didYouMean } from '../../src/policy/config-error.js';
+import { didYouMean } from '../../src/policy/core/config-error.js';
 
 const require = createRequire(import.meta.url);
 const XDS_DIR = dirname(require.resolve('@grpc/grpc-js-xds/package.json'));

@@ -1,6 +1,6 @@
 // The Istio fields Seawall writes: every field path of every document `mesh export` writes (and of the example), with
 // its JSON type, and the probes that ask a validator whether it knows and types a field. Shared by
-// scripts/istio-record.ts (asks Istio's published models) and src/mesh/istio-published.test.ts (checks the record).
+// tools/docs/istio-record.ts (asks Istio's published models) and src/mesh/istio/schema.published.test.ts (checks the record).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,5 +1,5 @@
 // A plain model of one retrying caller (semantics.md §1, §2, §7, docs/policy.md), for differential tests of RetryCall.
-import type { Random } from '../../src/policy/random.js';
+import type { Random } from '../../src/policy/core/random.js';
 
 /** The outcomes the model knows: an idempotent GET's responses, timeouts and resets. */
 export type ModelOutcome =
@@ -32,7 +32,7 @@ export type ModelBegin = ModelStop | { timeoutMs: number };
 export type ModelNext = ModelStop | { waitMs: number };
 
 /**
- * Written from the rules, not from src/policy/retry.ts: an attempt is allowed only before the deadline and gets
+ * Written from the rules, not from src/policy/retry/retry.ts: an attempt is allowed only before the deadline and gets
  * min(per-try, time left); a success refills the bucket, a retryable failure drains it first and then the retry is
  * tested against the threshold (tokens > max / 2); a retry draws once from `random` whatever the backoff, a
  * Retry-After is a floor on the jittered wait (and one over maxRetryAfter stops the call); a wait that reaches the

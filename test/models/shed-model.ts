@@ -1,5 +1,5 @@
 // A plain model of the callee's admission rules (docs/server.md), for differential tests of LoadShedder and its twins.
-import type { ResolvedLoadShedderConfig } from '../../src/policy/shed.js';
+import type { ResolvedLoadShedderConfig } from '../../src/policy/admission/shed.js';
 
 export interface ModelItem {
   id: number;
@@ -16,7 +16,7 @@ export interface ModelDequeue {
 
 /**
  * The rules written as naively as possible: an array, splice, and the order the docs give. Nothing here is shared
- * with src/policy/shed.ts but the config type, so a defect there is not mirrored here.
+ * with src/policy/admission/shed.ts but the config type, so a defect there is not mirrored here.
  */
 export class ShedModel {
   running = 0;

@@ -1,7 +1,7 @@
 // What one call holds of its upstream's guards (endpoint, breaker permit, limit slots) and why a guard refused it.
 
-import type { BreakerPermit } from '../breaker.js';
-import type { ConcurrencyPermit } from '../concurrency.js';
+import type { BreakerPermit } from './breaker.js';
+import type { ConcurrencyPermit } from './concurrency.js';
 
 /**
  * Why an attempt was refused before any network I/O (the policy's `shed-locally` outcome): the circuit breaker is open

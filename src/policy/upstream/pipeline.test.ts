@@ -1,14 +1,14 @@
 // GuardPipeline: the one admission order (breaker -> pick -> limits -> retry slot), what follows an outcome, wake times.
 import { describe, expect, it } from 'vitest';
-import { Balancer } from '../balancer.js';
-import { CircuitBreaker } from '../breaker.js';
-import { ConcurrencyBreaker, type ConcurrencyBreakerConfig } from '../concurrency.js';
-import { OutlierDetector } from '../outlier.js';
-import { createRandom, type Random } from '../random.js';
-import { RetryPolicy } from '../retry.js';
-import { LoadShedder } from '../shed.js';
-import type { Outcome } from '../types.js';
+import { LoadShedder } from '../admission/shed.js';
+import { createRandom, type Random } from '../core/random.js';
+import type { Outcome } from '../core/types.js';
+import { RetryPolicy } from '../retry/retry.js';
+import { Balancer } from './balancer.js';
+import { CircuitBreaker } from './breaker.js';
+import { ConcurrencyBreaker, type ConcurrencyBreakerConfig } from './concurrency.js';
 import type { GuardHold } from './hold.js';
+import { OutlierDetector } from './outlier.js';
 import { GuardPipeline, type GuardTime, RETRY_REFUSED, RETRY_STOPPED } from './pipeline.js';
 
 const FAILED: Outcome = { kind: 'response', status: 503 };

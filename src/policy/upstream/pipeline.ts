@@ -1,13 +1,13 @@
 // The ONE upstream guard pipeline: the order in which breaker, balancer and limits admit an attempt, what follows its outcome, and when it next needs waking.
 
-import { type Balancer, NO_ENDPOINT } from '../balancer.js';
-import { type BreakerRejectReason, breakerReportOf, type CircuitBreaker } from '../breaker.js';
-import type { ConcurrencyBreaker, OverflowReason } from '../concurrency.js';
-import type { OutlierDetector } from '../outlier.js';
-import type { Random } from '../random.js';
-import type { RetryCall } from '../retry.js';
-import type { Outcome } from '../types.js';
+import type { Random } from '../core/random.js';
+import type { Outcome } from '../core/types.js';
+import type { RetryCall } from '../retry/retry.js';
+import { type Balancer, NO_ENDPOINT } from './balancer.js';
+import { type BreakerRejectReason, breakerReportOf, type CircuitBreaker } from './breaker.js';
+import type { ConcurrencyBreaker, OverflowReason } from './concurrency.js';
 import { type GuardHold, type UpstreamRefusal, zeroRefusals } from './hold.js';
+import type { OutlierDetector } from './outlier.js';
 
 /** afterOutcome(): the call stops (RetryCall.stopReason says why). */
 export const RETRY_STOPPED = -1;

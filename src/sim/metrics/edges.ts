@@ -1,9 +1,9 @@
 // Per-edge figures of a run: retries / requests (the seed's 5 % alert) and each attempt guard's stats, Envoy's names.
 
-import type { BalancerStats } from '../../policy/balancer.js';
-import type { BreakerStats } from '../../policy/breaker.js';
-import type { ConcurrencyStats } from '../../policy/concurrency.js';
-import type { OutlierStats } from '../../policy/outlier-types.js';
+import type { BalancerStats } from '../../policy/upstream/balancer.js';
+import type { BreakerStats } from '../../policy/upstream/breaker.js';
+import type { ConcurrencyStats } from '../../policy/upstream/concurrency.js';
+import type { OutlierStats } from '../../policy/upstream/outlier-types.js';
 import type { EdgeRuntime, ServiceRuntime } from '../model/records.js';
 import type { ModelSpec } from '../scenario/types.js';
 import type { Metrics } from './collector.js';

@@ -1,7 +1,7 @@
 // The bounded latency histogram: quantiles within 1 % of the exact sample, exact for repeated values.
 
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../policy/random.js';
+import { createRandom } from '../../policy/core/random.js';
 import { LatencyHistogram } from './histogram.js';
 
 function exactQuantile(sorted: number[], q: number): number {

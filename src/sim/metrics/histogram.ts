@@ -1,3 +1,3 @@
-// The simulator's latency histogram is the policy's one histogram (src/policy/latency-histogram.ts), shared with HTTP.
+// The simulator's latency histogram is the policy's one histogram (src/policy/core/latency-histogram.ts), shared with HTTP.
 
-export { LatencyHistogram } from '../../policy/latency-histogram.js';
+export { LatencyHistogram } from '../../policy/core/latency-histogram.js';

@@ -1,9 +1,9 @@
 // Builds a run's runtime objects from a ModelSpec: instances with their LoadShedders, edges with their RetryPolicies.
 
-import type { Random } from '../../policy/random.js';
-import { RetryPolicy } from '../../policy/retry.js';
-import { LoadShedder } from '../../policy/shed.js';
-import type { RequestTraits } from '../../policy/types.js';
+import { LoadShedder } from '../../policy/admission/shed.js';
+import type { Random } from '../../policy/core/random.js';
+import type { RequestTraits } from '../../policy/core/types.js';
+import { RetryPolicy } from '../../policy/retry/retry.js';
 import type { ModelSpec } from '../scenario/types.js';
 import { Sampler } from './distributions.js';
 import { buildGuards } from './guards.js';

@@ -1,7 +1,7 @@
 // The caller side of the simulated system: calls over a service's edges, each driven by the production RetryCall.
 
-import { answerClaimHeaders, sentDeadlineMs } from '../../policy/hop.js';
-import type { Outcome, StopReason } from '../../policy/types.js';
+import type { Outcome, StopReason } from '../../policy/core/types.js';
+import { answerClaimHeaders, sentDeadlineMs } from '../../policy/hop/hop.js';
 import type { CallerHost } from './caller-host.js';
 import { abortCalls, cancelAttempt } from './cancel.js';
 import { EV_MESSAGE, EV_RETRY, EV_TRY_TIMEOUT } from './events.js';

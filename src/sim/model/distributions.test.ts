@@ -1,7 +1,7 @@
 // Duration samplers: the ziggurat exponential and the lognormal have the right moments and shape.
 
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../../policy/random.js';
+import { createRandom } from '../../policy/core/random.js';
 import { Sampler, standardExponential } from './distributions.js';
 
 describe('standardExponential (ziggurat)', () => {

@@ -1,6 +1,6 @@
 // Random durations for the models: constant, exponential and lognormal samplers over one seeded stream each.
 
-import type { Random } from '../../policy/random.js';
+import type { Random } from '../../policy/core/random.js';
 
 /** A duration distribution as resolved from a scenario file (all values in ms). */
 export type DistSpec =

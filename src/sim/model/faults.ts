@@ -1,6 +1,6 @@
 // Faults in force and per-bin gauges: recomputes instances and sources when a fault starts or ends; samples each bin.
 
-import type { LoadShedder } from '../../policy/shed.js';
+import type { LoadShedder } from '../../policy/admission/shed.js';
 import { BIN_MS, type Metrics } from '../metrics/collector.js';
 import type { FaultSpec } from '../scenario/types.js';
 import { faultStateFor, surgeFor } from './fault-state.js';

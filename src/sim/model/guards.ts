@@ -1,10 +1,10 @@
 // The simulator's thin driver of the guard pipeline (policy/upstream): builds an edge's guards, admits attempts, wakes sweeps.
 
-import { Balancer, DEFAULT_PANIC_THRESHOLD } from '../../policy/balancer.js';
-import { CircuitBreaker } from '../../policy/breaker.js';
-import { ConcurrencyBreaker } from '../../policy/concurrency.js';
-import { OutlierDetector } from '../../policy/outlier.js';
-import type { Random } from '../../policy/random.js';
+import type { Random } from '../../policy/core/random.js';
+import { Balancer, DEFAULT_PANIC_THRESHOLD } from '../../policy/upstream/balancer.js';
+import { CircuitBreaker } from '../../policy/upstream/breaker.js';
+import { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
+import { OutlierDetector } from '../../policy/upstream/outlier.js';
 import { GuardPipeline } from '../../policy/upstream/pipeline.js';
 import type { Metrics } from '../metrics/collector.js';
 import type { EdgeSpec } from '../scenario/types.js';

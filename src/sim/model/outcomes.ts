@@ -1,7 +1,7 @@
 // Attempt outcomes as the policy sees them, shared per (status, response headers) so a run does not allocate one per response.
 
-import { responseOutcome } from '../../policy/hop.js';
-import type { Outcome } from '../../policy/types.js';
+import type { Outcome } from '../../policy/core/types.js';
+import { responseOutcome } from '../../policy/hop/hop.js';
 
 export const TIMEOUT_OUTCOME: Outcome = Object.freeze({ kind: 'timeout' });
 /** An attempt a local guard refused (an open breaker, a limit's overflow, no endpoint): it never left the caller. */

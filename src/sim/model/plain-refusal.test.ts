@@ -1,7 +1,7 @@
 // A service without Seawall refuses with the standard Retry-After only (plain-refusal.ts), in the simulator and the lab.
 
 import { describe, expect, it } from 'vitest';
-import { DEADLINE_REFUSAL, queueFullRefusal } from '../../policy/hop.js';
+import { DEADLINE_REFUSAL, queueFullRefusal } from '../../policy/hop/hop.js';
 import { refusalWithoutSeawall } from './plain-refusal.js';
 
 describe('refusalWithoutSeawall', () => {

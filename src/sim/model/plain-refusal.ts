@@ -1,6 +1,6 @@
 // A refusal as a service without Seawall sends it: the one rule the simulated services and the lab's plain ones apply.
 
-import { RETRY_AFTER_HEADER } from '../../policy/hop.js';
+import { RETRY_AFTER_HEADER } from '../../policy/hop/hop.js';
 
 /** Per refusal (hop.ts keeps one headers object per Refusal), what a plain server keeps of it. */
 const WITHOUT_SEAWALL = new WeakMap<object, Readonly<Record<string, string>> | null>();

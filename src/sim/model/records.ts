@@ -1,14 +1,14 @@
 // The simulated entities: user requests, request messages (caller's attempt + callee's execution), calls, runtimes.
 
-import type { Balancer } from '../../policy/balancer.js';
-import type { BreakerPermit, CircuitBreaker } from '../../policy/breaker.js';
-import type { ConcurrencyBreaker, ConcurrencyPermit } from '../../policy/concurrency.js';
-import type { OutlierDetector } from '../../policy/outlier.js';
-import type { Random } from '../../policy/random.js';
-import type { RetryCall, RetryPolicy } from '../../policy/retry.js';
-import type { LoadShedder } from '../../policy/shed.js';
-import type { RequestTraits } from '../../policy/types.js';
+import type { LoadShedder } from '../../policy/admission/shed.js';
+import type { Random } from '../../policy/core/random.js';
+import type { RequestTraits } from '../../policy/core/types.js';
+import type { RetryCall, RetryPolicy } from '../../policy/retry/retry.js';
+import type { Balancer } from '../../policy/upstream/balancer.js';
+import type { BreakerPermit, CircuitBreaker } from '../../policy/upstream/breaker.js';
+import type { ConcurrencyBreaker, ConcurrencyPermit } from '../../policy/upstream/concurrency.js';
 import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
+import type { OutlierDetector } from '../../policy/upstream/outlier.js';
 import type { GuardPipeline } from '../../policy/upstream/pipeline.js';
 import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
 import type { Sampler } from './distributions.js';

@@ -1,6 +1,6 @@
 // A service's answer after its calls: the one rule the simulated services (caller.ts) and the lab's (lab/service.ts) apply.
 
-import { relayedStatus } from '../../policy/hop.js';
+import { relayedStatus } from '../../policy/hop/hop.js';
 
 /** answerAfterCall: parallel calls still out; nothing to answer yet. */
 export const CALLS_WAIT = -1;

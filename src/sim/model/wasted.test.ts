@@ -1,7 +1,7 @@
 // Wasted work (wasted.ts): the whole chain up to the user must still wait, not only the direct caller.
 
 import { describe, expect, it } from 'vitest';
-import type { RetryCall } from '../../policy/retry.js';
+import type { RetryCall } from '../../policy/retry/retry.js';
 import { runVariant } from '../run.js';
 import { parseScenario } from '../scenario/load.js';
 import {

@@ -1,8 +1,8 @@
 // The simulated system: traffic, services and callers as event handlers that drive the production RetryPolicy and LoadShedder.
 
-import { answerClaimHeaders, DEADLINE_REFUSAL } from '../../policy/hop.js';
-import { createRandom } from '../../policy/random.js';
-import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/shed.js';
+import { type LoadShedder, OFFER_QUEUED, OFFER_REJECT, OFFER_RUN } from '../../policy/admission/shed.js';
+import { createRandom } from '../../policy/core/random.js';
+import { answerClaimHeaders, DEADLINE_REFUSAL } from '../../policy/hop/hop.js';
 import { Engine, type EventHandler } from '../engine.js';
 import { BIN_MS, Metrics, type WindowDef } from '../metrics/collector.js';
 import type { FaultSpec, ModelSpec } from '../scenario/types.js';

@@ -1,15 +1,15 @@
 // Resolves the `calls:` blocks: each edge's RetryPolicy config, its hop flags, and the guards of its attempts.
 
-import { DEFAULT_PANIC_THRESHOLD, validateLoadBalancerConfig } from '../../policy/balancer.js';
-import { validateCircuitBreakerConfig } from '../../policy/breaker-config.js';
-import { validateConcurrencyBreakerConfig } from '../../policy/concurrency.js';
-import { type ConfigIssue, didYouMean } from '../../policy/config-error.js';
+import { type ConfigIssue, didYouMean } from '../../policy/core/config-error.js';
+import { validateRetryConfig } from '../../policy/retry/retry-config.js';
+import { DEFAULT_PANIC_THRESHOLD, validateLoadBalancerConfig } from '../../policy/upstream/balancer.js';
+import { validateCircuitBreakerConfig } from '../../policy/upstream/breaker-config.js';
+import { validateConcurrencyBreakerConfig } from '../../policy/upstream/concurrency.js';
 import {
   type OutlierDetectionConfig,
   resolveOutlierDetectionConfig,
   validateOutlierDetectionConfig,
-} from '../../policy/outlier-config.js';
-import { validateRetryConfig } from '../../policy/retry-config.js';
+} from '../../policy/upstream/outlier-config.js';
 import { joinKey, noServiceNamed, type Problem } from './errors.js';
 import { edgeKey, parseEdgeKey } from './merge.js';
 import type { EdgeSpec, ServiceSpec } from './types.js';

@@ -1,7 +1,7 @@
 // Scenario problems: the ScenarioError class and turning zod issues into one "path: message" line each.
 
 import type { z } from 'zod';
-import { didYouMean, editDistance } from '../../policy/config-error.js';
+import { didYouMean, editDistance } from '../../policy/core/config-error.js';
 import { KNOWN_KEYS } from './schema.js';
 
 /** A scenario that cannot be run. `problems` has one line per problem, each naming its path. */

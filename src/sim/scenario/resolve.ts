@@ -1,7 +1,7 @@
 // Turns a schema-checked model into a ModelSpec: defaults, cross-references, the call graph, and policy validation.
 
-import type { ConfigIssue } from '../../policy/config-error.js';
-import { type LoadShedderConfig, validateLoadShedderConfig } from '../../policy/shed.js';
+import { type LoadShedderConfig, validateLoadShedderConfig } from '../../policy/admission/shed.js';
+import type { ConfigIssue } from '../../policy/core/config-error.js';
 import type { DistSpec } from '../model/distributions.js';
 import { fromConfigIssues, resolveEdgeBlock, resolveEdges } from './edges.js';
 import { joinKey, noServiceNamed, type Problem, requiredKeyMessage } from './errors.js';

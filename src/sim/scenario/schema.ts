@@ -1,8 +1,8 @@
 // The scenario file's shape as a zod schema: structure, types and ranges (cross-references are checked in resolve.ts).
 
 import { z } from 'zod';
-import { tryParseDuration } from '../../policy/duration.js';
-import { SHED_CONFIG_KEYS, type ShedConfigKey } from '../../policy/shed-config.js';
+import { SHED_CONFIG_KEYS, type ShedConfigKey } from '../../policy/admission/shed-config.js';
+import { tryParseDuration } from '../../policy/core/duration.js';
 
 /** A message function for schema-level errors: a missing key always reads "is required". */
 function say(message: string): (issue: { input?: unknown }) => string {

@@ -1,11 +1,11 @@
 // The resolved scenario: plain data (durations in ms) that crosses to worker threads and drives one run per variant.
 
-import type { ResolvedLoadBalancerConfig } from '../../policy/balancer.js';
-import type { CircuitBreakerConfig } from '../../policy/breaker-config.js';
-import type { ConcurrencyBreakerConfig } from '../../policy/concurrency.js';
-import type { OutlierDetectionConfig } from '../../policy/outlier-config.js';
-import type { RetryPolicyConfig } from '../../policy/retry-config.js';
-import type { LoadShedderConfig } from '../../policy/shed.js';
+import type { LoadShedderConfig } from '../../policy/admission/shed.js';
+import type { RetryPolicyConfig } from '../../policy/retry/retry-config.js';
+import type { ResolvedLoadBalancerConfig } from '../../policy/upstream/balancer.js';
+import type { CircuitBreakerConfig } from '../../policy/upstream/breaker-config.js';
+import type { ConcurrencyBreakerConfig } from '../../policy/upstream/concurrency.js';
+import type { OutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
 import type { DistSpec } from '../model/distributions.js';
 
 export type { DistSpec };

@@ -1,0 +1,310 @@
+// Reads Envoy configs (bootstraps, RouteConfigurations, Clusters, xDS-style resource lists) into the neutral model.
+
+import type { z } from 'zod';
+import type { MeshWarning } from '../errors.js';
+import { carriesNonIdempotent, type HostMap, type MeshEdge, type MeshRead, type MeshServiceLimits } from '../model.js';
+import { hasUnsafeConditions, retryOnSemantics } from '../retry-on.js';
+import { fieldsAt, issueLines } from '../schema-kit.js';
+import type { YamlDoc } from '../yaml-io.js';
+import { clusterToEdgePolicy, retryFromEnvoy } from './policy.js';
+import {
+  bootstrapSchema,
+  clusterSchema,
+  type EnvoyCluster,
+  type EnvoyRoute,
+  type EnvoyRouteConfiguration,
+  routeConfigurationSchema,
+} from './schema.js';
+
+const CLUSTER_TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
+const ROUTES_TYPE = 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration';
+const HCM_TYPE =
+  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+/** A limit this large (Istio's int32 maximum and above) is the mesh's way of writing "none". */
+export const UNBOUNDED = 2_147_483_647;
+const CLUSTER_HINTS = [
+  'circuit_breakers',
+  'outlier_detection',
+  'connect_timeout',
+  'load_assignment',
+  'lb_policy',
+  'type',
+];
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Is this YAML document an Envoy config (rather than a Kubernetes resource)? */
+export function looksLikeEnvoy(value: unknown): boolean {
+  if (!isRecord(value) || 'apiVersion' in value || 'kind' in value) return false;
+  return (
+    'static_resources' in value ||
+    'node' in value ||
+    'virtual_hosts' in value ||
+    'resources' in value ||
+    ('name' in value && CLUSTER_HINTS.some((k) => k in value))
+  );
+}
+
+interface Scope {
+  caller: string | null;
+  clusters: Map<string, { cluster: EnvoyCluster; path: string }>;
+  routes: { config: EnvoyRouteConfiguration; path: string }[];
+}
+
+function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  source: string,
+  path: string,
+  problems: string[],
+): z.output<S> | undefined {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  problems.push(...issueLines(result.error.issues as never, source, path, (p) => fieldsAt(schema, p)));
+  return undefined;
+}
+
+/** Route configs inside a listener's HTTP connection manager filters (the rest of the listener is not checked). */
+function listenerRouteConfigs(listener: unknown, path: string): { value: unknown; path: string }[] {
+  const out: { value: unknown; path: string }[] = [];
+  if (!isRecord(listener) || !Array.isArray(listener.filter_chains)) return out;
+  listener.filter_chains.slice(0, 1000).forEach((chain, i) => {
+    if (!isRecord(chain) || !Array.isArray(chain.filters)) return;
+    chain.filters.slice(0, 1000).forEach((filter, j) => {
+      const typed = isRecord(filter) ? filter.typed_config : undefined;
+      if (isRecord(typed) && typed['@type'] === HCM_TYPE && typed.route_config !== undefined) {
+        out.push({
+          value: typed.route_config,
+          path: `${path}.filter_chains[${i}].filters[${j}].typed_config.route_config`,
+        });
+      }
+    });
+  });
+  return out;
+}
+
+function readDoc(doc: YamlDoc, source: string, hosts: HostMap, global: Scope, problems: string[]): Scope | undefined {
+  const value = doc.value as Record<string, unknown>;
+  const at = `document ${doc.index + 1}`;
+  if ('static_resources' in value || 'node' in value) {
+    const boot = parseWith(bootstrapSchema, value, source, at, problems);
+    if (boot === undefined) return undefined;
+    const caller = boot.node?.cluster !== undefined ? (hosts.service(boot.node.cluster) ?? null) : null;
+    const scope: Scope = { caller, clusters: new Map(), routes: [] };
+    (boot.static_resources?.clusters ?? []).forEach((cluster, i) => {
+      scope.clusters.set(cluster.name as string, { cluster, path: `${at}.static_resources.clusters[${i}]` });
+    });
+    (boot.static_resources?.listeners ?? []).forEach((listener, i) => {
+      for (const rc of listenerRouteConfigs(listener, `${at}.static_resources.listeners[${i}]`)) {
+        const config = parseWith(routeConfigurationSchema, rc.value, source, rc.path, problems);
+        if (config !== undefined) scope.routes.push({ config, path: rc.path });
+      }
+    });
+    return scope;
+  }
+  const items: { value: unknown; path: string }[] =
+    'resources' in value
+      ? Array.isArray(value.resources)
+        ? value.resources.map((r, i) => ({ value: r, path: `${at}.resources[${i}]` }))
+        : []
+      : [{ value, path: at }];
+  if ('resources' in value && !Array.isArray(value.resources))
+    problems.push(`${source}: ${at}.resources: must be a list`);
+  for (const item of items) {
+    const v = item.value;
+    const type = isRecord(v) ? v['@type'] : undefined;
+    const body =
+      isRecord(v) && type !== undefined ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== '@type')) : v;
+    if (type === ROUTES_TYPE || (type === undefined && isRecord(v) && 'virtual_hosts' in v)) {
+      const config = parseWith(routeConfigurationSchema, body, source, item.path, problems);
+      if (config !== undefined) global.routes.push({ config, path: item.path });
+    } else if (type === CLUSTER_TYPE || (type === undefined && isRecord(v) && 'name' in v)) {
+      const cluster = parseWith(clusterSchema, body, source, item.path, problems);
+      if (cluster !== undefined) global.clusters.set(cluster.name as string, { cluster, path: item.path });
+    } else {
+      problems.push(
+        `${source}: ${item.path}: not an Envoy Cluster or RouteConfiguration${typeof type === 'string' ? ` (@type ${type})` : ''}`,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The HTTP methods a route matches, from a `:method` header matcher; 'any' without one. */
+function routeMethods(route: EnvoyRoute): 'any' | string[] {
+  for (const h of route.match?.headers ?? []) {
+    if (h.name !== ':method' || h.invert_match === true) continue;
+    const exact = h.exact_match ?? h.string_match?.exact;
+    if (exact !== undefined) return [exact.toUpperCase()];
+    const regex = h.safe_regex_match?.regex ?? h.string_match?.safe_regex?.regex;
+    const m = regex !== undefined ? /^\^?\(?([A-Za-z|]+)\)?\$?$/.exec(regex) : null;
+    if (m) return (m[1] as string).split('|').map((x) => x.toUpperCase());
+  }
+  return 'any';
+}
+
+function callees(route: EnvoyRoute): string[] {
+  const action = route.route;
+  if (action === undefined) return [];
+  if (action.cluster !== undefined) return [action.cluster];
+  return (action.weighted_clusters?.clusters ?? []).map((c) => c.name).filter((n): n is string => n !== undefined);
+}
+
+/** The first endpoint's hostname of a cluster's load_assignment, when it is a name rather than an IP address. */
+function endpointHost(cluster: EnvoyCluster): string | undefined {
+  const la = cluster.load_assignment as
+    | { endpoints?: { lb_endpoints?: { endpoint?: { address?: { socket_address?: { address?: unknown } } } }[] }[] }
+    | undefined;
+  const address = la?.endpoints?.[0]?.lb_endpoints?.[0]?.endpoint?.address?.socket_address?.address;
+  return typeof address === 'string' && /[a-z]/i.test(address) && address !== 'localhost' ? address : undefined;
+}
+
+/** --map or Istio's outbound|port|subset|host name first, then the cluster's endpoint hostname, then its name. */
+function serviceOfCluster(
+  name: string,
+  found: { cluster: EnvoyCluster } | undefined,
+  hosts: HostMap,
+): string | undefined {
+  const host =
+    found !== undefined && !hosts.isExplicit(name) && !name.startsWith('outbound|')
+      ? endpointHost(found.cluster)
+      : undefined;
+  return hosts.service(host ?? name);
+}
+
+function inboundService(name: string, caller: string | null, hosts: HostMap): string | null | undefined {
+  if (!name.startsWith('inbound|')) return undefined;
+  const host = name.split('|')[3] ?? '';
+  return host !== '' ? (hosts.service(host) ?? null) : caller;
+}
+
+/** Reads every Envoy document of a file into edges (caller-side policy) and service limits (inbound clusters). */
+interface RouteUse {
+  to: string;
+  where: string;
+  path: string;
+  retry: Record<string, unknown>;
+  methods: 'any' | string[];
+  found: { cluster: EnvoyCluster } | undefined;
+}
+
+/** One edge from every route that leads to the same callee: the first route carrying GET decides the policy. */
+function edgeOf(uses: readonly RouteUse[], caller: string | null, source: string, warnings: MeshWarning[]): MeshEdge {
+  const primary = uses.find((u) => u.methods === 'any' || u.methods.includes('GET')) ?? (uses[0] as RouteUse);
+  for (const other of uses) {
+    if (other !== primary && (other.methods === 'any' || other.methods.includes('GET'))) {
+      warnings.push({
+        kind: 'note',
+        where: primary.where,
+        field: 'retry',
+        message: `several routes carry GET to ${primary.to}; ${primary.path} is used, ${other.path} is not`,
+      });
+    }
+  }
+  const retry = { ...primary.retry };
+  const blocks = primary.found ? clusterToEdgePolicy(primary.found.cluster, primary.where, warnings) : {};
+  const { budget, ...rest } = blocks as { budget?: Record<string, unknown> };
+  if (budget !== undefined && (retry.maxAttempts as number) > 1) retry.budget = budget;
+  let unsafeReplay: MeshEdge['unsafeReplay'] = 'none';
+  for (const use of uses) {
+    const retries = (use.retry.maxAttempts as number) > 1;
+    if (!retries || !carriesNonIdempotent(use.methods)) continue;
+    if (!hasUnsafeConditions(retryOnSemantics((use.retry.retryOn as unknown[]) ?? []))) continue;
+    unsafeReplay = use.methods === 'any' ? 'all-methods' : unsafeReplay === 'all-methods' ? unsafeReplay : 'explicit';
+  }
+  // Envoy replays any method; so does the imported policy when some route replays a write on an unsafe condition.
+  if (unsafeReplay !== 'none') retry.retryNonIdempotent = true;
+  return { from: caller, to: primary.to, source: `${source}: ${primary.path}`, retry, ...rest, unsafeReplay };
+}
+
+/** Reads every Envoy document of a file into edges (caller-side policy) and service limits (inbound clusters). */
+export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostMap, problems: string[]): MeshRead {
+  const warnings: MeshWarning[] = [];
+  const global: Scope = { caller: null, clusters: new Map(), routes: [] };
+  const scopes: Scope[] = [];
+  for (const doc of docs) {
+    const scope = readDoc(doc, source, hosts, global, problems);
+    if (scope !== undefined) scopes.push(scope);
+  }
+  scopes.push(global);
+  const edges: MeshEdge[] = [];
+  const services: MeshServiceLimits[] = [];
+  const routedGlobal = new Set<string>();
+  for (const scope of scopes) {
+    const used = new Set<string>();
+    const uses = new Map<string, RouteUse[]>();
+    for (const { config, path } of scope.routes) {
+      (config.virtual_hosts ?? []).forEach((vh, v) => {
+        (vh.routes ?? []).forEach((route, r) => {
+          const routePath = `${path}.virtual_hosts[${v}].routes[${r}]`;
+          for (const clusterName of callees(route)) {
+            used.add(clusterName);
+            const local = scope.clusters.get(clusterName);
+            if (local === undefined) routedGlobal.add(clusterName);
+            const found = local ?? global.clusters.get(clusterName);
+            const to = serviceOfCluster(clusterName, found, hosts);
+            if (to === undefined) continue;
+            const where = `${scope.caller ?? '*'} -> ${to}`;
+            const policy = route.route?.retry_policy ?? vh.retry_policy;
+            const retry = retryFromEnvoy(
+              policy,
+              route.route?.timeout,
+              where,
+              `${routePath}.route.retry_policy`,
+              warnings,
+              problems,
+            );
+            const list = uses.get(to) ?? [];
+            list.push({ to, where, path: routePath, retry, methods: routeMethods(route), found });
+            uses.set(to, list);
+          }
+        });
+      });
+    }
+    for (const list of uses.values()) edges.push(edgeOf(list, scope.caller, source, warnings));
+    for (const [name, { cluster, path }] of scope.clusters) {
+      const inbound = inboundService(name, scope.caller, hosts);
+      if (inbound !== undefined) {
+        if (inbound === null) {
+          problems.push(`${source}: ${path}: inbound cluster ${name}: no node.cluster says whose it is`);
+          continue;
+        }
+        const t = cluster.circuit_breakers?.thresholds?.find((x) => (x.priority ?? 'DEFAULT') === 'DEFAULT');
+        const limits: MeshServiceLimits = { name: inbound, source: `${source}: ${path}` };
+        const workers = t?.max_requests ?? t?.max_connections;
+        if (workers !== undefined && workers < UNBOUNDED) limits.workers = workers;
+        if (t?.max_pending_requests !== undefined && t.max_pending_requests < UNBOUNDED)
+          limits.queueLimit = t.max_pending_requests;
+        services.push(limits);
+        continue;
+      }
+      if (used.has(name) || (scope === global && routedGlobal.has(name))) continue;
+      // A cluster no route leads to: its limits and outlier detection apply to every call to it; retries are unknown.
+      const to = serviceOfCluster(name, { cluster }, hosts);
+      if (to === undefined) continue;
+      const where = `${scope.caller ?? '*'} -> ${to}`;
+      const { budget, ...blocks } = clusterToEdgePolicy(cluster, where, warnings) as {
+        budget?: Record<string, unknown>;
+      };
+      if (budget !== undefined) {
+        warnings.push({
+          kind: 'dropped',
+          where,
+          field: 'budget',
+          message: 'retry_budget on a cluster no route in this file retries to; not mapped',
+        });
+      }
+      edges.push({
+        from: scope.caller,
+        to,
+        source: `${source}: ${path}`,
+        retry: null,
+        ...blocks,
+        unsafeReplay: 'none',
+      });
+    }
+  }
+  return { edges, services, warnings, unmapped: [...hosts.unmapped] };
+}

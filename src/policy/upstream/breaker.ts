@@ -1,0 +1,394 @@
+// The classic circuit breaker (seed 002, proposal C): closed -> open -> half-open -> closed, with generation-stamped permits.
+
+import { ConfigError, type ConfigIssue } from '../core/config-error.js';
+import type { Outcome } from '../core/types.js';
+import {
+  type CircuitBreakerConfig,
+  type ResolvedCircuitBreakerConfig,
+  validateCircuitBreakerConfig,
+} from './breaker-config.js';
+
+export * from './breaker-config.js';
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+export type BreakerRejectReason = 'open' | 'half-open-full';
+/** What a report did: changed the breaker's counts, or was ignored (earlier generation, or the permit's second report). */
+export type BreakerReportFate = 'counted' | 'stale' | 'duplicate';
+
+export type BreakerEvent = 'acquire' | 'success' | 'failure' | 'cancel' | 'time';
+export interface BreakerTransition {
+  readonly to: readonly BreakerState[];
+  readonly rule: string;
+}
+
+/**
+ * The whole state machine. Reports are of permits of the current generation; a report of an earlier generation's
+ * permit (a call admitted before the last transition) is ignored in every state: it changes no state, no window, no
+ * probe slot and no break. `time` is the driver's `nowMs` passing, seen by every method that takes it.
+ */
+export const BREAKER_TRANSITIONS: {
+  readonly [S in BreakerState]: { readonly [E in BreakerEvent]: BreakerTransition };
+} = {
+  closed: {
+    acquire: { to: ['closed'], rule: 'admit as a call' },
+    success: { to: ['closed'], rule: 'reset the consecutive failures; the window records a success' },
+    failure: {
+      to: ['closed', 'open'],
+      rule: 'open at failureThreshold consecutive failures, or at percent failures once the window holds minimumCalls',
+    },
+    cancel: { to: ['closed'], rule: 'record nothing (not an outcome)' },
+    time: { to: ['closed'], rule: 'nothing (old buckets leave the window)' },
+  },
+  open: {
+    acquire: { to: ['open'], rule: "reject 'open'" },
+    success: { to: [], rule: 'cannot happen: no permit is issued while open' },
+    failure: { to: [], rule: 'cannot happen: no permit is issued while open' },
+    cancel: { to: [], rule: 'cannot happen: no permit is issued while open' },
+    time: { to: ['open', 'half-open'], rule: 'half-open once the break has passed (nextWakeMs)' },
+  },
+  'half-open': {
+    acquire: {
+      to: ['half-open'],
+      rule: "a probe while fewer than halfOpenMaxProbes are out, else reject 'half-open-full'",
+    },
+    success: { to: ['half-open', 'closed'], rule: 'free the slot; close at successesToClose probe successes' },
+    failure: { to: ['open'], rule: 're-open for break × breakDurationMultiplier (up to maxBreakDuration)' },
+    cancel: { to: ['half-open'], rule: 'free the probe slot; record nothing' },
+    time: { to: ['half-open'], rule: 'nothing' },
+  },
+};
+
+/**
+ * Calls and failures per fixed bucket: bucket n covers positions [n·width, (n+1)·width), and the window is the newest
+ * `buckets` of them. A time window's position is `nowMs`; a count window's is the call's ordinal (width 1: the last
+ * `size` calls). The current bucket counts whole, so a time window spans between duration − width and duration.
+ * Memory is one array, fixed at construction.
+ */
+class BucketWindow {
+  calls = 0;
+  failures = 0;
+  /** [calls, failures] per bucket. */
+  private readonly counts: Float64Array;
+  /** The newest bucket's number; NaN until the first position. */
+  private head = Number.NaN;
+  constructor(
+    private readonly width: number,
+    private readonly buckets: number,
+  ) {
+    this.counts = new Float64Array(2 * buckets);
+  }
+  get bytes(): number {
+    return this.counts.byteLength;
+  }
+  /** Empties the buckets that left the window. A position that steps back, or is not finite, moves nothing. */
+  advance(position: number): void {
+    if (!Number.isFinite(position)) return;
+    const n = Math.floor(position / this.width);
+    // @eq breaker-head
+    if (!(n > this.head)) {
+      if (Number.isNaN(this.head)) this.head = n;
+      return;
+    }
+    const counts = this.counts;
+    // @eq breaker-math-max-head-buckets
+    for (let i = Math.max(this.head + 1, n - this.buckets + 1); i <= n; i++) {
+      const s = 2 * (((i % this.buckets) + this.buckets) % this.buckets);
+      this.calls -= counts[s] as number;
+      this.failures -= counts[s + 1] as number;
+      counts[s] = counts[s + 1] = 0;
+    }
+    this.head = n;
+  }
+  record(failed: boolean, position: number): void {
+    this.advance(position);
+    const head = Number.isNaN(this.head) ? 0 : this.head;
+    const s = 2 * (((head % this.buckets) + this.buckets) % this.buckets);
+    this.counts[s] = (this.counts[s] as number) + 1;
+    this.calls++;
+    if (failed) {
+      this.counts[s + 1] = (this.counts[s + 1] as number) + 1;
+      this.failures++;
+    }
+  }
+  reset(): void {
+    this.counts.fill(0);
+    this.calls = this.failures = 0;
+    this.head = Number.NaN;
+  }
+}
+
+/** A call the breaker let through. Report it exactly once: onSuccess, onFailure or onCancel. */
+export class BreakerPermit {
+  readonly allowed = true as const;
+  /** @internal */ settled = false;
+  constructor(
+    /** The breaker's generation when admitted: a report from an earlier one is ignored. */
+    readonly generation: number,
+    /** Admitted as a half-open probe (holds a probe slot until reported). */
+    readonly probe: boolean,
+    /** @internal */ readonly owner: CircuitBreaker,
+  ) {}
+}
+
+export interface BreakerRejection {
+  readonly allowed: false;
+  readonly reason: BreakerRejectReason;
+}
+export type BreakerVerdict = BreakerPermit | BreakerRejection;
+
+const REJECT_OPEN: BreakerRejection = Object.freeze({ allowed: false, reason: 'open' });
+const REJECT_FULL: BreakerRejection = Object.freeze({ allowed: false, reason: 'half-open-full' });
+
+const ADMISSIONS = ['offered', 'calls', 'probes', 'rejectedOpen', 'rejectedHalfOpenFull', 'inFlight'] as const;
+const REPORTS = ['successes', 'failures', 'cancelled', 'staleReports', 'duplicateReports'] as const;
+/** Probe outcomes and the transitions. */
+const TRANSITIONS = [
+  'probeSuccesses',
+  'probeFailures',
+  'opened',
+  'reopened',
+  'halfOpened',
+  'closedAfterProbes',
+] as const;
+type Counter = (typeof ADMISSIONS)[number] | (typeof REPORTS)[number] | (typeof TRANSITIONS)[number];
+
+/**
+ * Counters since construction, and gauges. offered: tryAcquire() calls; calls / probes: admitted while closed /
+ * half-open; successes, failures, cancelled: reports, one per permit, of any generation; staleReports: those of an
+ * earlier generation (ignored); duplicateReports: second reports (ignored, counted nowhere else); inFlight: permits not
+ * reported yet; opened: closed -> open and half-open -> open; reopened: of those, half-open -> open (a probe failed).
+ * Invariants: offered = calls + probes + rejected; calls + probes = successes + failures + cancelled + inFlight;
+ * opened = halfOpened + (open ? 1 : 0); halfOpened = closedAfterProbes + reopened + (half-open ? 1 : 0).
+ */
+export interface BreakerStats extends Record<Counter, number> {
+  state: BreakerState;
+  /** Bumped at every transition; permits carry the one they were admitted in. */
+  generation: number;
+  /** rejectedOpen + rejectedHalfOpenFull. */
+  rejected: number;
+  probesInFlight: number;
+  consecutiveFailures: number;
+  windowCalls: number;
+  windowFailures: number;
+  /** The break of the current (or last) open period. */
+  breakDurationMs: number;
+}
+
+/**
+ * Sans-I/O circuit breaker: every method takes the driver's `nowMs`; nothing reads a clock or sets a timer. A driver
+ * asks tryAcquire() before each call and reports each permit once (onSuccess, onFailure or onCancel). To see the
+ * open -> half-open change when it happens (for a gauge or a log), it wakes at nextWakeMs() and calls state(nowMs).
+ */
+export class CircuitBreaker {
+  readonly config: ResolvedCircuitBreakerConfig;
+  private readonly window: BucketWindow | null;
+  /** A count window's position is the call's ordinal, a time window's `nowMs`. */
+  private readonly windowByCalls: boolean;
+  private windowCallNo = 0;
+  private current: BreakerState = 'closed';
+  private generation = 0;
+  private consecutive = 0;
+  private openUntilMs = Infinity;
+  private breakMs: number;
+  private reopens = 0;
+  private probeSlots = 0;
+  private halfOpenSuccesses = 0;
+  private lastNowMs = 0;
+  private readonly n = Object.fromEntries(
+    [...ADMISSIONS, ...REPORTS, ...TRANSITIONS].map((name) => [name, 0]),
+  ) as Record<Counter, number>;
+
+  /** Throws ConfigError listing every problem. */
+  constructor(config: CircuitBreakerConfig = {}) {
+    const issues: ConfigIssue[] = [];
+    const resolved = validateCircuitBreakerConfig(config, '', issues);
+    if (resolved === undefined) throw new ConfigError(issues);
+    this.config = resolved;
+    this.breakMs = resolved.breakDurationMs;
+    const w = resolved.failureRate?.window;
+    this.windowByCalls = w?.kind === 'count';
+    if (w === undefined) this.window = null;
+    else if (w.kind === 'count') this.window = new BucketWindow(1, w.size);
+    else this.window = new BucketWindow(w.durationMs / w.buckets, w.buckets);
+  }
+
+  /** Bytes held by the failure-rate window: fixed at construction, whatever the traffic. */
+  get windowBytes(): number {
+    return this.window?.bytes ?? 0;
+  }
+
+  /** The state at `nowMs` (an open circuit whose break has passed half-opens here). */
+  state(nowMs: number): BreakerState {
+    this.advance(nowMs);
+    return this.current;
+  }
+
+  /** When the state changes by time alone (quinn's poll_timeout): the end of the break while open, else Infinity. */
+  nextWakeMs(): number {
+    // @eq breaker-current-open-openuntilms-infinity
+    return this.current === 'open' ? this.openUntilMs : Infinity;
+  }
+
+  tryAcquire(nowMs: number): BreakerVerdict {
+    this.advance(nowMs);
+    const n = this.n;
+    n.offered++;
+    if (this.current === 'open') {
+      // @ko breaker-open-fails-fast
+      n.rejectedOpen++;
+      return REJECT_OPEN;
+    }
+    const probe = this.current === 'half-open';
+    if (probe) {
+      // A bounded number of probes, never everyone (opossum #119).
+      // @ko breaker-half-open-bounded
+      if (this.probeSlots >= this.config.halfOpenMaxProbes) {
+        n.rejectedHalfOpenFull++;
+        return REJECT_FULL;
+      }
+      this.probeSlots++;
+      n.probes++;
+    } else n.calls++;
+    n.inFlight++;
+    return new BreakerPermit(this.generation, probe, this);
+  }
+
+  onSuccess(permit: BreakerPermit, nowMs: number): BreakerReportFate {
+    const fate = this.settle(permit, nowMs, 'successes');
+    if (fate !== 'counted') return fate;
+    if (permit.probe) {
+      this.probeSlots--;
+      this.n.probeSuccesses++;
+      if (++this.halfOpenSuccesses >= this.config.successesToClose) this.enter('closed', nowMs);
+    } else {
+      this.consecutive = 0;
+      this.record(false, nowMs);
+    }
+    return fate;
+  }
+
+  onFailure(permit: BreakerPermit, nowMs: number): BreakerReportFate {
+    const fate = this.settle(permit, nowMs, 'failures');
+    if (fate !== 'counted') return fate;
+    if (permit.probe) {
+      // No slot to free: re-opening frees every probe slot (enter).
+      this.n.probeFailures++;
+      this.enter('open', nowMs);
+      return fate;
+    }
+    this.consecutive++;
+    const w = this.record(true, nowMs);
+    const rate = this.config.failureRate;
+    // @ko breaker-rate-minimum-volume
+    // @eq breaker-ratetrips-rate-calls-rate
+    const rateTrips = w !== null && rate !== null && w.calls >= rate.minimumCalls;
+    // @ko breaker-consecutive-failures
+    if (this.consecutive >= this.config.failureThreshold || (rateTrips && w.failures * 100 >= rate.percent * w.calls)) {
+      this.enter('open', nowMs);
+    }
+    return fate;
+  }
+
+  /** The call was abandoned before it said anything about the upstream: a probe's slot is freed, nothing recorded. */
+  onCancel(permit: BreakerPermit): BreakerReportFate {
+    const fate = this.settle(permit, Number.NaN, 'cancelled');
+    if (fate === 'counted' && permit.probe) this.probeSlots--;
+    return fate;
+  }
+
+  stats(): BreakerStats {
+    const n = this.n;
+    return {
+      ...n,
+      state: this.current,
+      generation: this.generation,
+      rejected: n.rejectedOpen + n.rejectedHalfOpenFull,
+      probesInFlight: this.probeSlots,
+      consecutiveFailures: this.consecutive,
+      windowCalls: this.window?.calls ?? 0,
+      windowFailures: this.window?.failures ?? 0,
+      breakDurationMs: this.breakMs,
+    };
+  }
+
+  private record(failed: boolean, nowMs: number): BucketWindow | null {
+    this.window?.record(failed, this.windowByCalls ? this.windowCallNo++ : nowMs);
+    return this.window;
+  }
+
+  /** Marks the permit reported (once) under `counter`; says whether the report is of the current generation. */
+  private settle(permit: BreakerPermit, nowMs: number, counter: Counter): BreakerReportFate {
+    if (permit.owner !== this) throw new Error('CircuitBreaker: a permit reported to a breaker that did not issue it');
+    const n = this.n;
+    if (permit.settled) {
+      n.duplicateReports++;
+      return 'duplicate';
+    }
+    permit.settled = true;
+    n.inFlight--;
+    n[counter]++;
+    this.advance(nowMs);
+    // The generation changes at every transition: a late report cannot restart a break or close a circuit.
+    // @ko breaker-stale-reports
+    if (permit.generation !== this.generation) {
+      n.staleReports++;
+      return 'stale';
+    }
+    return 'counted';
+  }
+
+  private advance(nowMs: number): void {
+    if (Number.isFinite(nowMs)) this.lastNowMs = nowMs;
+    if (this.current === 'open' && nowMs >= this.openUntilMs) this.enter('half-open', nowMs);
+    else if (this.current === 'closed' && !this.windowByCalls) this.window?.advance(nowMs);
+  }
+
+  private enter(next: BreakerState, nowMs: number): void {
+    const cfg = this.config;
+    const n = this.n;
+    const from = this.current;
+    this.current = next;
+    this.generation++;
+    // Probes of the generation that ends are stale from here on: they hold no slot of the next one.
+    this.probeSlots = 0;
+    this.consecutive = 0;
+    if (next === 'open') {
+      n.opened++;
+      if (from === 'half-open') {
+        n.reopened++;
+        this.reopens++;
+      }
+      this.breakMs = Math.min(
+        cfg.breakDurationMs * cfg.breakDurationMultiplier ** this.reopens,
+        cfg.maxBreakDurationMs,
+      );
+      this.openUntilMs = (Number.isFinite(nowMs) ? nowMs : this.lastNowMs) + this.breakMs;
+    } else if (next === 'half-open') {
+      n.halfOpened++;
+      this.halfOpenSuccesses = 0;
+      this.openUntilMs = Infinity;
+    } else {
+      n.closedAfterProbes++;
+      this.reopens = 0;
+      this.window?.reset();
+      this.windowCallNo = 0;
+    }
+  }
+}
+
+/**
+ * How a driver reports an attempt's outcome to the breaker: an answer below 500 shows a live upstream (success); a 5xx,
+ * a timeout, a reset or a failed connect is a failure; an abort or a local refusal says nothing about it (cancel).
+ */
+export function breakerReportOf(outcome: Outcome): 'success' | 'failure' | 'cancel' {
+  switch (outcome.kind) {
+    case 'response':
+      return outcome.status >= 500 ? 'failure' : 'success';
+    case 'connect-failure':
+    case 'reset':
+    case 'timeout':
+      return 'failure';
+    default:
+      return 'cancel';
+  }
+}
