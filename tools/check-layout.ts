@@ -37,17 +37,6 @@ export const FLOORS: readonly Unit[] = [
 /** Longest a source file (tests excluded) may be. */
 export const MAX_LINES = 400;
 
-/**
- * Source files already over MAX_LINES when the rule came (issue #23 leftovers), each capped at its length after the move: they
- * may shrink, never grow. Remove an entry once its file is split.
- */
-export const OVERSIZE_CAPS: Readonly<Record<string, number>> = {
-  'src/policy/upstream/outlier.ts': 421,
-  'src/driver/upstream/scopes.ts': 439,
-  'src/http/client/undici.ts': 415,
-  'src/driver/telemetry.ts': 402,
-};
-
 export interface Violation {
   readonly file: string;
   readonly line: number;
@@ -152,21 +141,19 @@ export function cycles(files: readonly string[], edges: readonly Edge[]): string
 export interface CheckOptions {
   readonly floors?: readonly Unit[];
   readonly maxLines?: number;
-  readonly oversizeCaps?: Readonly<Record<string, number>>;
 }
 
 /** Every violation of the layout's rules under `root`, sorted by file and line. */
 export function checkLayout(root: string, options: CheckOptions = {}): Violation[] {
   const floors = options.floors ?? FLOORS;
   const maxLines = options.maxLines ?? MAX_LINES;
-  const caps = options.oversizeCaps ?? OVERSIZE_CAPS;
   const { files, edges } = importEdges(root);
   const out: Violation[] = [];
   for (const file of files) {
     if (unitOf(file, floors) === undefined) out.push({ file, line: 1, message: 'sits in no floor of the table' });
     const lines = readFileSync(join(root, file), 'utf8').split('\n').length - 1;
-    const cap = Math.max(maxLines, caps[file] ?? 0);
-    if (lines > cap) out.push({ file, line: cap + 1, message: `${lines} lines: over ${cap} (split it)` });
+    if (lines > maxLines)
+      out.push({ file, line: maxLines + 1, message: `${lines} lines: over ${maxLines} (split it)` });
   }
   for (const e of edges) {
     const a = unitOf(e.from, floors);

@@ -3,45 +3,22 @@
 import type { Outcome } from '../policy/core/types.js';
 import type { RetryPolicy } from '../policy/retry/retry.js';
 import type { RetryStats } from '../policy/retry/retry-stats.js';
+import {
+  type Attributes,
+  type HistogramLike,
+  loadOpenTelemetry,
+  type MeterLike,
+  type OtelApi,
+  openTelemetry,
+  type SpanLike,
+  type TracerLike,
+} from './otel.js';
 import { errorType } from './outcome.js';
 import { knownMethods, OTHER_METHOD, redactUrl } from './telemetry-attributes.js';
 import { SummedSources } from './telemetry-sum.js';
 import { hostAndPort } from './traits.js';
 import type { Upstreams } from './upstream/scopes.js';
 import { registerUpstreamMetrics } from './upstream/telemetry.js';
-
-type Attributes = Record<string, string | number | boolean>;
-
-/** The parts of an OpenTelemetry Span Seawall uses (structural, so the API package stays optional). */
-export interface SpanLike {
-  setAttribute(key: string, value: string | number | boolean): unknown;
-  setStatus(status: { code: number; message?: string }): unknown;
-  end(): void;
-}
-export interface TracerLike {
-  startSpan(name: string, options?: { kind?: number; attributes?: Attributes }): SpanLike;
-}
-export interface HistogramLike {
-  record(value: number, attributes?: Attributes): void;
-}
-export interface ObservableResultLike {
-  observe(value: number, attributes?: Attributes): void;
-}
-export interface ObservableCounterLike {
-  addCallback(callback: (result: ObservableResultLike) => void): void;
-}
-export interface MeterLike {
-  createHistogram(
-    name: string,
-    options?: { description?: string; unit?: string; advice?: { explicitBucketBoundaries?: number[] } },
-  ): HistogramLike;
-  createObservableCounter(name: string, options?: { description?: string; unit?: string }): ObservableCounterLike;
-  /** For the upstream policies' gauges (ejections active, breakers open); skipped when the meter lacks it. */
-  createObservableUpDownCounter?(
-    name: string,
-    options?: { description?: string; unit?: string },
-  ): ObservableCounterLike;
-}
 
 /** Telemetry settings: `false` turns it off; a tracer and/or meter replace the global ones. */
 export interface TelemetryOptions {
@@ -52,56 +29,6 @@ export interface TelemetryOptions {
    * under the same name are added up into one series.
    */
   policyName?: string;
-}
-
-/** How propagation reads a carrier (the OpenTelemetry API's TextMapGetter). */
-export interface HeaderGetter<C> {
-  keys(carrier: C): string[];
-  get(carrier: C, key: string): string | string[] | undefined;
-}
-
-/** The parts of `@opentelemetry/api` Seawall calls. */
-export interface OtelApi {
-  trace: {
-    getTracer(name: string): TracerLike;
-    getTracerProvider(): object;
-    setSpan(context: unknown, span: SpanLike): unknown;
-    getSpan(context: unknown): object | undefined;
-  };
-  metrics: { getMeter(name: string): MeterLike; getMeterProvider(): { getMeter(name: string): MeterLike } };
-  context: { active(): unknown; with<R>(context: unknown, fn: () => R): R };
-  propagation: {
-    inject(context: unknown, carrier: Record<string, string>): void;
-    extract<C>(context: unknown, carrier: C, getter: HeaderGetter<C>): unknown;
-  };
-  ProxyTracerProvider: new () => { getDelegate(): object };
-  createNoopMeter(): MeterLike;
-}
-
-let otel: OtelApi | null | undefined;
-let loading: Promise<boolean> | undefined;
-
-/**
- * Loads `@opentelemetry/api` if it is installed (a dynamic import, so Seawall works without it). Started when a fetch or
- * interceptor is created; calls made before it resolves are not traced. Resolves to whether the API is available.
- */
-export function loadOpenTelemetry(): Promise<boolean> {
-  loading ??= import('@opentelemetry/api').then(
-    (api) => {
-      otel = api as unknown as OtelApi;
-      return true;
-    },
-    () => {
-      otel = null;
-      return false;
-    },
-  );
-  return loading;
-}
-
-/** The loaded API: the module, null when it is not installed, undefined while loading (or never asked for). */
-export function openTelemetry(): OtelApi | null | undefined {
-  return otel;
 }
 
 /** SpanKind.CLIENT and SpanStatusCode.ERROR from the OpenTelemetry API (stable numeric values). */
@@ -244,7 +171,7 @@ export class ClientTelemetry {
       span = this.tracer.startSpan(known ? method : 'HTTP', { kind: SPAN_KIND_CLIENT, attributes });
       // Read now, not when this object was made: the API may have finished loading since (a given tracer is
       // used at once, but the propagator registered with the API is what writes traceparent).
-      const api = otel;
+      const api = openTelemetry();
       if (api) api.propagation.inject(api.trace.setSpan(api.context.active(), span), headers);
     }
     return { span, startedAt: performance.now(), method: methodValue, server };
@@ -389,6 +316,7 @@ export class TelemetrySource {
     if (this.off) return undefined;
     if (this.fixed !== undefined) return this.fixed;
     if (this.global === undefined) {
+      const otel = openTelemetry();
       if (otel === undefined) return undefined; // still loading
       if (otel === null) {
         this.off = true;

@@ -16,7 +16,8 @@ export {
 } from '../driver/events.js';
 export { IDEMPOTENCY_KEY_HEADER } from '../driver/headers.js';
 export type { CallOverrides, SeawallClientOptions, SeawallRequestOptions } from '../driver/options.js';
-export { loadOpenTelemetry, type MeterLike, type TelemetryOptions, type TracerLike } from '../driver/telemetry.js';
+export { loadOpenTelemetry, type MeterLike, type TracerLike } from '../driver/otel.js';
+export type { TelemetryOptions } from '../driver/telemetry.js';
 export type { UpstreamOptions } from '../driver/upstream/options.js';
 export type { EndpointStats, UpstreamRefusal, UpstreamStats } from '../driver/upstream/scopes.js';
 // @ko surface-http-explicit

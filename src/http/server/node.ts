@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext, type SeawallContext } from '../../driver/context.js';
-import { openTelemetry } from '../../driver/telemetry.js';
+import { openTelemetry } from '../../driver/otel.js';
 import { CLAIM_HEADERS, type ClaimEdit, handlerClaimHeaders } from './answer-claims.js';
 import { type InboundRequest, QUEUED, type Refusal, type Resumer, RUN, ServerGate, type ServerStats } from './core.js';
 import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';

@@ -1,6 +1,6 @@
 // Callee-side telemetry: the queue-wait histogram behind stats(), OpenTelemetry instruments and the caller's trace.
 
-import { type HeaderGetter, loadOpenTelemetry, openTelemetry } from '../../driver/telemetry.js';
+import { type HeaderGetter, loadOpenTelemetry, openTelemetry } from '../../driver/otel.js';
 import { SummedSources } from '../../driver/telemetry-sum.js';
 import type { ShedStats } from '../../policy/admission/shed.js';
 import { LatencyHistogram } from '../../policy/core/latency-histogram.js';

@@ -1,6 +1,7 @@
 // Outlier detection (Envoy's): which hosts of a pool to eject, for how long, and the limit on how many.
 
 import type { Random } from '../core/random.js';
+import { findOutliers } from './outlier-analysis.js';
 import {
   type OutlierDetectionConfig,
   type ResolvedOutlierDetectionConfig,
@@ -16,9 +17,6 @@ import {
   type OutlierStats,
   type SweepReport,
 } from './outlier-types.js';
-
-/** Success rates (percent, 0-100) closer than this to the success-rate threshold are ties (floating-point noise). */
-const RATE_ROUNDING = 1e-9;
 
 export * from './outlier-config.js';
 export * from './outlier-types.js';
@@ -182,58 +180,9 @@ export class OutlierDetector {
   }
 
   private analyse(snapshot: HostState[], nowMs: number, random: Random, report: SweepReport): void {
-    const cfg = this.cfg;
-    const n = this.hosts.size;
-    // @eq outlier-cfg-successrateminimumhosts-cfg-failurepercentageminimumhosts
-    if (n < cfg.successRateMinimumHosts && n < cfg.failurePercentageMinimumHosts) return;
-    const srHosts: HostState[] = [];
-    const srRates: number[] = [];
-    const fpHosts: HostState[] = [];
-    const fpRates: number[] = [];
-    let sum = 0;
-    for (const h of snapshot) {
-      if (h.ejected || h.lastRequests === 0) continue;
-      const rate = (h.lastSuccesses * 100) / h.lastRequests;
-      if (h.lastRequests >= cfg.successRateRequestVolume) {
-        srHosts.push(h);
-        srRates.push(rate);
-        sum += rate;
-      }
-      if (h.lastRequests >= cfg.failurePercentageRequestVolume) {
-        fpHosts.push(h);
-        fpRates.push(rate);
-      }
-    }
-    if (srHosts.length > 0 && srHosts.length >= cfg.successRateMinimumHosts) {
-      // Population mean and standard deviation, as Envoy's successRateEjectionThreshold computes them.
-      const mean = sum / srHosts.length;
-      let variance = 0;
-      for (const rate of srRates) variance += (rate - mean) * (rate - mean);
-      variance /= srHosts.length;
-      const threshold = mean - (cfg.successRateStdevFactor / 1000) * Math.sqrt(variance);
-      report.successRateAverage = mean;
-      report.successRateEjectionThreshold = threshold;
-      // Below the threshold by more than rounding: hosts with the same rate must never eject each other, but a mean
-      // of equal doubles can round one unit above them (with a factor below 1000 the threshold then passes them).
-      const cut = threshold - RATE_ROUNDING;
-      // @eq outlier-srhosts-length
-      for (let i = 0; i < srHosts.length; i++) {
-        // @eq outlier-srrates-number-cut
-        if ((srRates[i] as number) < cut)
-          // @ko outlier-success-rate
-          this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);
-      }
-    }
-    if (fpHosts.length >= cfg.failurePercentageMinimumHosts) {
-      for (let i = 0; i < fpHosts.length; i++) {
-        const h = fpHosts[i] as HostState;
-        // Envoy would eject a host the success-rate pass just ejected a second time; Seawall skips it.
-        if (h.ejected) continue;
-        if (100 - (fpRates[i] as number) >= cfg.failurePercentageThreshold) {
-          this.detectAtSweep(h, 'failure-percentage', nowMs, random, report);
-        }
-      }
-    }
+    findOutliers(snapshot, this.hosts.size, this.cfg, report, (h, reason) => {
+      this.detectAtSweep(h, reason, nowMs, random, report);
+    });
   }
 
   private detectAtSweep(h: HostState, reason: EjectionReason, nowMs: number, random: Random, report: SweepReport) {

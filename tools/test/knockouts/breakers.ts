@@ -91,7 +91,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
     id: 'outlier-success-rate',
     mechanism: 'success-rate ejection: a host far below the mean success rate is ejected at the sweep',
     mark: 'outlier-success-rate',
-    find: "this.detectAtSweep(srHosts[i] as HostState, 'success-rate', nowMs, random, report);",
+    find: "onOutlier(srHosts[i] as H, 'success-rate');",
     replace: '{}',
     tests: OUTLIER_UNIT,
   },

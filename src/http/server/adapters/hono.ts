@@ -2,7 +2,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext } from '../../../driver/context.js';
-import { openTelemetry } from '../../../driver/telemetry.js';
+import { openTelemetry } from '../../../driver/otel.js';
 import { type ClaimEdit, handlerClaimHeaders } from '../answer-claims.js';
 import { type InboundRequest, QUEUED, type Refusal, type Resumer, RUN, ServerGate } from '../core.js';
 import { connectionLost, type ExchangeEnd, unwatchExchange, watchPipelined } from '../exchange-end.js';
