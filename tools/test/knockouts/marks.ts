@@ -81,7 +81,7 @@ export function marksIn(file: string, text: string, tag: MarkTag = 'ko'): MarkSi
 }
 
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'out', 'reports', 'coverage', '.git']);
-const WALK_DIRS = ['src', 'scripts', 'test', 'docs', 'scenarios', 'bench', 'examples', 'tools'];
+const WALK_DIRS = ['src', 'tools', 'test', 'docs', 'scenarios', 'bench', 'examples'];
 const MAX_BYTES = 2_000_000;
 
 /** The files a mark may be in: tracked and untracked-not-ignored (git), else a walk of the source folders. */
