@@ -115,16 +115,8 @@ export class GuardPipeline {
     const balancer = this.balancer;
     let index = -1;
     if (balancer !== null) {
-      // No choice (one endpoint nothing can eject): the pick is 0 and reads no time (a boxed double per attempt).
-      // The endpoint of the call's last attempt (-1 before the first): the balancer sends a retry elsewhere if it can.
       // @ko http-retry-other-endpoint
-      const previous = hold.endpoint;
-      const draws = this.pickDraws;
-      index = !this.choice
-        ? balancer.pickOnly()
-        : draws === null
-          ? balancer.pick(time.nowMs, previous, 0, 0)
-          : balancer.pick(time.nowMs, previous, draws.next(), draws.next());
+      index = this.choose(balancer, hold.endpoint, time);
       if (index === NO_ENDPOINT) return this.refuseHeld(hold, 'no-healthy-endpoint');
     }
     const limits = this.limits;
@@ -143,6 +135,18 @@ export class GuardPipeline {
     this.attempts++;
     if (retried) this.retries++;
     return true;
+  }
+
+  /**
+   * The balancer's pick for an attempt. `previous` is the endpoint of the call's last attempt (-1 before the first):
+   * the balancer sends a retry elsewhere if it can. No choice (one endpoint nothing can eject): the pick is 0 and
+   * reads no time (a boxed double per attempt). Its own method, so that admit() stays small enough to inline.
+   */
+  private choose(balancer: Balancer, previous: number, time: GuardTime): number {
+    if (!this.choice) return balancer.pickOnly();
+    const draws = this.pickDraws;
+    if (draws === null) return balancer.pick(time.nowMs, previous, 0, 0);
+    return balancer.pick(time.nowMs, previous, draws.next(), draws.next());
   }
 
   /**

@@ -27,8 +27,8 @@ export const DRIVER_KNOCKOUTS: Knockout[] = [
     id: 'http-retry-other-endpoint',
     mechanism: "the HTTP client's retry goes to another endpoint than the one that failed",
     mark: 'http-retry-other-endpoint',
-    find: 'const previous = hold.endpoint;',
-    replace: 'const previous = -1;',
+    find: 'index = this.choose(balancer, hold.endpoint, time);',
+    replace: 'index = this.choose(balancer, -1, time);',
     tests: HTTP_BALANCER,
   },
   {
