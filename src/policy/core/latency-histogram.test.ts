@@ -14,4 +14,15 @@ describe('LatencyHistogram: what a cumulative histogram needs', () => {
       3, 3, 5, 5, 6, 7, 7, 8,
     ]);
   });
+
+  it('counts a NaN, negative or infinite value once without poisoning the sum or the maximum', () => {
+    const h = new LatencyHistogram();
+    for (const v of [10, Number.NaN, -5, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) h.record(v);
+    expect(h.count).toBe(5);
+    expect(Number.isFinite(h.sumMs)).toBe(true);
+    expect(Number.isFinite(h.maxMs)).toBe(true);
+    expect(h.maxMs).toBeGreaterThan(10);
+    expect(h.countAtMost(10)).toBe(4); // 10, and the three read as 0
+    expect(h.countAtMost(Infinity)).toBe(5);
+  });
 });

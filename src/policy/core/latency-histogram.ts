@@ -49,7 +49,13 @@ export class LatencyHistogram {
     return this.maxOfMs;
   }
 
-  record(valueMs: number): void {
+  /**
+   * Records one value. A value no clock can give (NaN, negative: a wall clock that stepped back) counts as 0 and an
+   * infinite one as the last bucket's bound, so one bad reading can never turn the sum or the maximum into NaN or
+   * Infinity for the life of the histogram; every call still counts once.
+   */
+  record(ms: number): void {
+    const valueMs = ms >= 0 ? (ms === Number.POSITIVE_INFINITY ? MAX_VALUE : ms) : 0;
     const index = bucketOf(valueMs);
     this.counts[index] = (this.counts[index] as number) + 1;
     if (valueMs > (this.maxima[index] as number)) this.maxima[index] = valueMs;

@@ -75,8 +75,11 @@ export class GuardPipeline {
   readonly refused = zeroRefusals();
   private readonly pickDraws: Random | null;
   private readonly outlierDraws: Random | null;
-  /** The balancer has a choice to make (several endpoints, or a detector that can eject the one there is). */
-  private readonly choice: boolean;
+  /**
+   * The balancer has a choice to make (several endpoints, or a detector that can eject the one there is). Without
+   * one the pick is always 0; the simulator's summary then has no balancer block.
+   */
+  readonly choice: boolean;
   /** onResult needs a draw: an enforcing percentage of a consecutive detector is strictly between 0 and 100. */
   private readonly resultDraws: boolean;
   /** Anything but the balancer to report an attempt's end to. */

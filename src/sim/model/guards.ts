@@ -5,7 +5,7 @@ import { Balancer, DEFAULT_PANIC_THRESHOLD } from '../../policy/upstream/balance
 import { CircuitBreaker } from '../../policy/upstream/breaker.js';
 import { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
 import { OutlierDetector } from '../../policy/upstream/outlier.js';
-import { GuardPipeline } from '../../policy/upstream/pipeline.js';
+import { GuardPipeline, type GuardTime } from '../../policy/upstream/pipeline.js';
 import type { Metrics } from '../metrics/collector.js';
 import type { EdgeSpec } from '../scenario/types.js';
 import type { Call, EdgeGuards, EdgeRuntime, Instance, ServiceRuntime } from './records.js';
@@ -15,14 +15,6 @@ import type { Call, EdgeGuards, EdgeRuntime, Instance, ServiceRuntime } from './
  * overflow, no endpoint to pick): Envoy's local 503 for circuit-breaker overflow and "no healthy upstream".
  */
 export const LOCAL_REFUSAL_STATUS = 503;
-
-/**
- * The simulator's clock (the engine), read only where a policy needs the time: a double passed to a call that is not
- * inlined is boxed, and the simulator makes millions of attempts.
- */
-export interface Clock {
-  readonly nowMs: number;
-}
 
 /**
  * The guards of one caller instance's edge. Endpoints are the callee's instance indices as strings, listed from the
@@ -46,22 +38,21 @@ export function buildGuards(
   // The detector's denominator for maxEjectionPercent is the pool it knows: declare it (Envoy knows its membership).
   detector?.addHosts(endpoints, 0);
   const lb = spec?.loadBalancer ?? { kind: 'round-robin', panicThreshold: DEFAULT_PANIC_THRESHOLD };
-  // The balancer has a choice to make (several instances, or a detector that can eject the one there is): the run
-  // summary then reports its block, with the attempts each instance got.
-  const choice = n > 1 || detector !== null;
   const balancer = new Balancer(endpoints, lb, detector);
   const breaker = spec?.circuitBreaker == null ? null : new CircuitBreaker(spec.circuitBreaker);
   const limits = spec?.limits == null ? null : new ConcurrencyBreaker(spec.limits);
   const pickDraws = lb.kind === 'p2c' ? fork('lb') : null;
   const outlierDraws = detector === null ? null : fork('outlier');
+  const pipeline = new GuardPipeline({ breaker, limits, balancer, outlier: detector, pickDraws, outlierDraws });
   return {
-    pipeline: new GuardPipeline({ breaker, limits, balancer, outlier: detector, pickDraws, outlierDraws }),
+    pipeline,
     balancer,
     targets,
     breaker,
     limits,
     detector,
-    sentByHostWindow: choice ? new Float64Array(n * (windowCount + 1)) : null,
+    // With a choice to make, the run summary reports the balancer's block, with the attempts each instance got.
+    sentByHostWindow: pipeline.choice ? new Float64Array(n * (windowCount + 1)) : null,
   };
 }
 
@@ -70,7 +61,7 @@ export function buildGuards(
  * (policy/upstream/pipeline.ts: breaker, endpoint pick, limits). Returns the callee instance, or null when a guard
  * refused it (it then holds nothing). What is counted here is the simulator's own: attempts by host and window.
  */
-export function admitAttempt(call: Call, clock: Clock, metrics: Metrics): Instance | null {
+export function admitAttempt(call: Call, clock: GuardTime, metrics: Metrics): Instance | null {
   const g = call.edge.guards;
   if (!g.pipeline.admit(call, clock, call.retry.attempts, false)) return null;
   const target = g.targets[call.endpoint] as Instance;
