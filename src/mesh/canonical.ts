@@ -11,7 +11,7 @@ import { canonicalRetryOn, hasUnsafeConditions } from './retry-on.js';
 
 /**
  * A call's settings as the mesh sees them: only what changes behaviour (retry-only settings vanish when the call
- * makes one attempt; max_retries when a retry budget replaces it; limits at UINT32_MAX are no limits).
+ * makes one attempt; max_retries when the limits' retry budget replaces it; limits at UINT32_MAX are no limits).
  */
 export function canonicalCall(block: Record<string, unknown>, attemptsOverride?: number): Record<string, unknown> {
   const { seawall, oneLayer, limits, outlierDetection, loadBalancer, circuitBreaker, ...retry } = block;
@@ -23,17 +23,25 @@ export function canonicalCall(block: Record<string, unknown>, attemptsOverride?:
     deadline: callDeadlineMs(c),
     propagateDeadline: seawall !== false && c.propagateDeadline,
   };
+  const l = limits === undefined || limits === false ? undefined : validateConcurrencyBreakerConfig(limits, '', []);
   if (attempts > 1) {
     out.perTryTimeout = Number.isFinite(c.perTryTimeoutMs) ? c.perTryTimeoutMs : null;
     out.backoff = { kind: c.backoff.kind, baseMs: c.backoff.baseMs, capMs: c.backoff.capMs };
-    out.budget = c.budget === null || c.budget.kind === 'none' ? null : c.budget;
+    // Envoy has one retry budget per upstream, in its circuit breakers: the policy's percent budget and the limits'
+    // retryBudget say the same thing there.
+    out.budget =
+      c.budget !== null && c.budget.kind !== 'none'
+        ? c.budget
+        : l?.retryBudget
+          ? { kind: 'percent', ...l.retryBudget }
+          : null;
     out.retryOn = canonicalRetryOn(c.retryOn);
     out.honorRetryAfter = c.honorRetryAfter ? c.maxRetryAfterMs : false;
     out.retryNonIdempotent = c.retryNonIdempotent && hasUnsafeConditions(c.retryOn);
   }
-  const l = limits === undefined || limits === false ? undefined : validateConcurrencyBreakerConfig(limits, '', []);
   if (l !== undefined) {
-    const budgeted = attempts > 1 && out.budget !== null;
+    // max_retries counts only without a retry budget in the same thresholds (circuit_breaker.proto).
+    const budgeted = l.retryBudget !== null;
     const values = {
       maxConnections: l.maxConnections,
       maxPendingRequests: l.maxPendingRequests,

@@ -144,6 +144,14 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
           "the mesh has one retry budget per upstream; the retry policy's budget is written, limits.retryBudget is not",
         );
       }
+    } else if (budget !== null && limits !== null && limits.maxRetries < UINT32_MAX) {
+      // The simulator runs both the policy's budget and maxRetries; in the mesh the budget replaces max_retries.
+      // @ko mesh-export-reports-max-retries-under-budget
+      warn(
+        'changed',
+        'limits.maxRetries',
+        `a retry budget in the mesh replaces max_retries (circuit_breaker.proto), so the cap of ${limits.maxRetries} retries at once beside the budget is not in force there; to keep it, drop the budget`,
+      );
     }
   }
   return {

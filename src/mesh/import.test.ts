@@ -49,12 +49,17 @@ outlier_detection: { consecutive_5xx: 5, interval: 10s, base_ejection_time: 30s,
       perTryTimeout: '1s',
       deadline: { patience: '3s' },
       backoff: { kind: 'envoy', base: '25ms', max: '1s' },
-      budget: { kind: 'percent', percent: 25, minConcurrency: 5 },
+      budget: false,
       retryOn: ['5xx', 'timeout'],
       honorRetryAfter: true,
       maxRetryAfter: '60s',
     });
-    expect(e?.limits).toEqual({ maxConnections: 100, maxPendingRequests: 20 });
+    // The budget is the circuit breakers' and replaces max_retries (no default cap of 3 beside it).
+    expect(e?.limits).toEqual({
+      maxConnections: 100,
+      maxPendingRequests: 20,
+      retryBudget: { percent: 25, minConcurrency: 5 },
+    });
     expect(e?.outlierDetection).toEqual({
       consecutive5xx: 5,
       interval: '10s',
@@ -111,10 +116,17 @@ describe('reading Istio', () => {
     const vs = (retries: string) =>
       `apiVersion: networking.istio.io/v1beta1\nkind: VirtualService\nmetadata: { name: b }\nspec:\n  hosts: [b.ns.svc.cluster.local]\n  http:\n    - route: [{ destination: { host: b.ns.svc.cluster.local } }]\n${retries}`;
     const byDefault = await readMeshText(vs(''), 'vs.yaml');
+    // Istio 1.24+: connect-failure, refused-stream and the gRPC-only unavailable/cancelled; no 503.
     expect(byDefault.edges[0]?.retry).toMatchObject({
       maxAttempts: 3,
-      retryOn: ['connect-failure', 'reset-before-request', 503],
+      retryOn: ['connect-failure', 'reset-before-request'],
     });
+    expect(byDefault.warnings).toContainEqual(
+      expect.objectContaining({
+        field: 'maxAttempts',
+        message: expect.stringMatching(/1\.24\+.*1\.23 and earlier also retried 503/),
+      }),
+    );
     const off = await readMeshText(vs('      retries: { attempts: 0 }\n'), 'vs.yaml');
     expect(off.edges[0]?.retry).toEqual({ maxAttempts: 1, deadline: false });
   });

@@ -8,12 +8,13 @@ const read = (retryOn: string, codes: number[] = [], dialect: 'envoy' | 'istio' 
   readMeshRetryOn(retryOn, codes, 'a -> b', 'retry_on', dialect);
 
 describe('reading Envoy and Istio retry conditions', () => {
-  // Source: Envoy's router (retry_state_impl.cc): 5xx and gateway-error also retry resets, connect failures and
-  // per-try timeouts.
+  // Source: Envoy's router (source/common/router/retry_state_impl.cc, wouldRetryFromReset; a per-try timeout is
+  // handed to it as a local reset): reset, 5xx and gateway-error each retry resets, connect failures and per-try
+  // timeouts.
   it.each([
     ['5xx', ['5xx', 'timeout']],
     ['gateway-error', ['reset', 'connect-failure', 'timeout', 502, 503, 504]],
-    ['reset', ['reset']],
+    ['reset', ['reset', 'connect-failure', 'timeout']],
     ['connect-failure', ['connect-failure']],
     ['retriable-4xx', [409]],
     ['refused-stream', ['reset-before-request']],
@@ -29,17 +30,19 @@ describe('reading Envoy and Istio retry conditions', () => {
     expect(ignored.warnings[0]?.message).toContain('ignored');
   });
 
-  it("reads Istio's numbers as status codes, and drops the ones Go does not name", () => {
+  it("reads Istio's numbers as status codes, and refuses the ones Go does not name, as Istio's webhook does", () => {
     expect(read('503,429', [], 'istio').conditions).toEqual([429, 503]);
+    // pkg/config/validation/agent/validation.go, ValidateHTTPRetry: http.StatusText(499) is "".
     const odd = read('499', [], 'istio');
-    expect(odd.conditions).toEqual([]);
-    expect(odd.warnings).toMatchObject([{ kind: 'dropped' }]);
+    expect(odd.problems).toEqual([expect.stringMatching(/^retry_on: "499" is not a valid retryOn policy/)]);
   });
 
-  it('maps gRPC statuses to the closest HTTP status and says so; cancelled does not map', () => {
-    const r = read('unavailable,resource-exhausted,deadline-exceeded,cancelled', [], 'istio');
-    expect(r.conditions).toEqual([429, 503, 504]);
-    expect(r.warnings.map((w) => w.kind).sort()).toEqual(['changed', 'changed', 'changed', 'dropped']);
+  it('reads gRPC conditions as gRPC only: none of them retries an HTTP status, and each is reported', () => {
+    const r = read('unavailable,resource-exhausted,deadline-exceeded,cancelled,internal', [], 'istio');
+    expect(r.conditions).toEqual([]);
+    expect(r.warnings).toHaveLength(5);
+    expect(r.warnings.every((w) => w.kind === 'dropped' && /gRPC condition/.test(w.message))).toBe(true);
+    expect(read('unavailable').conditions).toEqual([]);
   });
 
   it('refuses an unknown token with its path (Envoy would silently retry nothing)', () => {
@@ -57,11 +60,21 @@ describe('writing Seawall conditions for the mesh', () => {
     ]);
   });
 
-  it("writes Seawall's 5xx without timeout exactly, as status codes (Envoy's 5xx would add timeouts)", () => {
-    const w = writeMeshRetryOn(['5xx'], 'a -> b', 'envoy');
-    expect(w.tokens).toEqual(['reset', 'connect-failure', 'retriable-status-codes']);
-    expect(w.codes).toHaveLength(100);
+  it('writes timeouts without 502-504 as reset, the closest exact condition (not gateway-error)', () => {
+    const w = writeMeshRetryOn(['reset', 'connect-failure', 'timeout', 503], 'a -> b', 'envoy');
+    expect(w.tokens).toEqual(['reset', 'retriable-status-codes']);
+    expect(w.codes).toEqual([503]);
     expect(w.warnings).toEqual([]);
+    const bare = writeMeshRetryOn(['timeout'], 'a -> b', 'envoy');
+    expect(bare.tokens).toEqual(['reset']);
+    expect(bare.warnings[0]?.message).toContain('also retries resets and connect failures');
+  });
+
+  it("writes Seawall's 5xx without timeout as 5xx and says it adds per-try timeouts (Envoy has no reset without them)", () => {
+    const w = writeMeshRetryOn(['5xx'], 'a -> b', 'envoy');
+    expect(w.tokens).toEqual(['5xx']);
+    expect(w.codes).toEqual([]);
+    expect(w.warnings).toMatchObject([{ kind: 'changed', message: expect.stringContaining('per-try timeouts') }]);
   });
 
   const condition = fc.oneof(

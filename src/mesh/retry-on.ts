@@ -6,10 +6,11 @@ import { ENVOY_GATEWAY_ERROR_STATUSES } from './envoy/defaults.js';
 import type { MeshWarning } from './errors.js';
 
 /**
- * What each Envoy token retries, read from Envoy's router (source/common/router/retry_state_impl.cc): `5xx` and
- * `gateway-error` also retry every reset, connect failure and per-try timeout ("non-hedged per try timeouts are only
- * retried if the policy specifies 5xx or gateway-error"); Seawall's `5xx` covers resets and connect failures but
- * not timeouts, so Envoy's `5xx` reads as Seawall's `5xx` + `timeout`.
+ * What each Envoy token retries, read from Envoy's router (source/common/router/retry_state_impl.cc,
+ * wouldRetryFromReset): a per-try timeout reaches the retry state as a local reset, so `reset`, `5xx` and
+ * `gateway-error` each retry every reset (but an overflow), every connect failure and every per-try timeout.
+ * Seawall's `5xx` covers resets and connect failures but not timeouts, so Envoy's `5xx` reads as Seawall's `5xx` +
+ * `timeout`, and Envoy's `reset` as `reset` + `connect-failure` + `timeout`.
  */
 const HTTP_TOKENS = [
   '5xx',
@@ -27,14 +28,12 @@ const HTTP_TOKENS = [
 /** x-envoy-retry-grpc-on tokens; Istio passes them in retryOn. gRPC statuses travel in trailers, not HTTP statuses. */
 const GRPC_TOKENS = ['cancelled', 'deadline-exceeded', 'internal', 'resource-exhausted', 'unavailable'] as const;
 export const ENVOY_RETRY_ON_TOKENS: readonly string[] = [...HTTP_TOKENS, ...GRPC_TOKENS];
-
-/** The HTTP status a gRPC status is usually answered with by a gateway (the closest Seawall can retry on). */
-const GRPC_AS_HTTP: Readonly<Record<string, number | null>> = {
-  unavailable: 503,
-  'resource-exhausted': 429,
-  'deadline-exceeded': 504,
-  internal: 500,
-  cancelled: null,
+const GRPC_STATUS_NAMES: Readonly<Record<string, string>> = {
+  cancelled: 'CANCELLED',
+  'deadline-exceeded': 'DEADLINE_EXCEEDED',
+  internal: 'INTERNAL',
+  'resource-exhausted': 'RESOURCE_EXHAUSTED',
+  unavailable: 'UNAVAILABLE',
 };
 
 /**
@@ -143,8 +142,11 @@ export function readMeshRetryOn(
   for (const token of tokens) {
     if (dialect === 'istio' && /^\d+$/.test(token)) {
       const code = Number(token);
+      // @ko mesh-istio-unknown-status-refused
       if (!GO_NAMED_STATUSES.has(code)) {
-        warn('dropped', `${token}: Istio passes a number Go does not name as a token, and Envoy ignores it`);
+        problems.push(
+          `${path}: "${token}" is not a valid retryOn policy (Istio's validation: neither an HTTP status Go names nor an Envoy retry condition)`,
+        );
       } else statusCodes.push(code);
       wantsCodes = true;
       continue;
@@ -157,6 +159,9 @@ export function readMeshRetryOn(
         conditions.push('gateway-error', 'reset', 'connect-failure', 'timeout');
         break;
       case 'reset':
+        // @ko mesh-reset-retries-timeouts
+        conditions.push('reset', 'connect-failure', 'timeout');
+        break;
       case 'reset-before-request':
       case 'connect-failure':
       case 'retriable-4xx':
@@ -182,13 +187,12 @@ export function readMeshRetryOn(
         break;
       default: {
         if ((GRPC_TOKENS as readonly string[]).includes(token)) {
-          const status = GRPC_AS_HTTP[token];
-          if (status === null || status === undefined) {
-            warn('dropped', `${token} (gRPC CANCELLED): Seawall never retries a cancelled call; not mapped`);
-          } else {
-            conditions.push(status);
-            warn('changed', `${token} (a gRPC status) read as HTTP ${status}, the status a gateway answers it with`);
-          }
+          // @ko mesh-grpc-tokens-not-http
+          // Envoy matches these on a grpc-status in the response, never on an HTTP status (wouldRetryFromHeaders).
+          warn(
+            'dropped',
+            `${token} is a gRPC condition (grpc-status ${GRPC_STATUS_NAMES[token]}): it never matches an HTTP answer, and Seawall's calls are HTTP; not mapped`,
+          );
         } else {
           problems.push(
             `${path}: unknown retry condition ${JSON.stringify(token)} (Envoy ignores it silently); known: ${ENVOY_RETRY_ON_TOKENS.join(', ')}${dialect === 'istio' ? ', or an HTTP status code' : ''}`,
@@ -217,8 +221,10 @@ export interface MeshRetryOnWrite {
 }
 
 /**
- * Writes Seawall's conditions as Envoy tokens and codes. A per-try timeout is retried by Envoy only under `5xx` or
- * `gateway-error`, so `timeout` needs one of them; whatever that adds beyond Seawall's list is reported as `changed`.
+ * Writes Seawall's conditions as Envoy tokens and codes. Envoy has no token for a reset or a per-try timeout alone:
+ * `reset`, `gateway-error` and `5xx` each retry resets, connect failures and per-try timeouts together, so when
+ * Seawall retries either, the closest of them is written (`5xx` when every 5xx status is listed, `gateway-error` when
+ * 502-504 are, else `reset`) and whatever it adds beyond Seawall's list is reported as `changed`.
  * `istio` also drops codes Istio cannot pass through (numbers Go does not name).
  */
 export function writeMeshRetryOn(
@@ -230,32 +236,27 @@ export function writeMeshRetryOn(
   const warnings: MeshWarning[] = [];
   const tokens: string[] = [];
   const statuses = new Set(set.statuses);
-  let reset = set.reset;
-  let connect = set.connectFailure;
-  if (set.timeout) {
+  const reset = set.reset || set.timeout;
+  if (reset) {
     const all5xx = hasAll(statuses, 500, 599);
-    const token = all5xx ? '5xx' : 'gateway-error';
+    const gateway = ENVOY_GATEWAY_ERROR_STATUSES.every((s) => statuses.has(s));
+    // @ko mesh-export-timeout-as-reset
+    const token = all5xx ? '5xx' : gateway ? 'gateway-error' : 'reset';
     tokens.push(token);
+    for (const s of all5xx ? range(500, 599) : gateway ? ENVOY_GATEWAY_ERROR_STATUSES : []) statuses.delete(s);
     const added: string[] = [];
-    const covered = all5xx ? range(500, 599) : ENVOY_GATEWAY_ERROR_STATUSES;
-    const missing = covered.filter((s) => !statuses.has(s));
-    if (missing.length > 0) added.push(`statuses ${missing.join(', ')}`);
-    if (!reset) added.push('resets');
-    if (!connect) added.push('connect failures');
-    for (const s of covered) statuses.delete(s);
-    reset = true;
-    connect = true;
+    if (!set.reset) added.push('resets');
+    if (!set.connectFailure) added.push('connect failures');
+    if (!set.timeout) added.push('per-try timeouts');
     if (added.length > 0) {
       warnings.push({
         kind: 'changed',
         where,
         field: 'retryOn',
-        message: `${dialect === 'istio' ? 'Istio (Envoy)' : 'Envoy'} retries per-try timeouts only under 5xx or gateway-error; wrote ${token}, which also retries ${added.join(' and ')}`,
+        message: `${dialect === 'istio' ? 'Istio (Envoy)' : 'Envoy'} retries resets, connect failures and per-try timeouts only together (reset, gateway-error or 5xx); wrote ${token}, which also retries ${added.join(' and ')}`,
       });
     }
-  }
-  if (reset && !tokens.includes('5xx') && !tokens.includes('gateway-error')) tokens.push('reset');
-  if (connect && !tokens.includes('5xx') && !tokens.includes('gateway-error')) tokens.push('connect-failure');
+  } else if (set.connectFailure) tokens.push('connect-failure');
   if (set.resetBeforeRequest && !reset) tokens.push('reset-before-request');
   let codes = [...statuses].sort((a, b) => a - b);
   if (dialect === 'istio') {

@@ -3,6 +3,7 @@
 import { edgeKey } from '../sim/scenario/merge.js';
 import { MAX_SERVICES } from './bounds.js';
 import { MeshError, type MeshWarning } from './errors.js';
+import { istioDefaultRetry } from './istio/policy.js';
 import type { MeshEdge, MeshRead } from './model.js';
 import type { ScenarioView } from './scenario-read.js';
 
@@ -97,24 +98,11 @@ export function overScenario(read: MeshRead, view: ScenarioView, format: 'envoy'
       });
       edges.set(key, { from, to, source: 'no route', retry: { maxAttempts: 1 }, unsafeReplay: 'none' });
     } else {
-      warnings.push({
-        kind: 'note',
-        where: key,
-        field: 'maxAttempts',
-        message: "no VirtualService: Istio's default retry policy (2 retries)",
-      });
       edges.set(key, {
         from,
         to,
         source: 'Istio default',
-        retry: {
-          maxAttempts: 3,
-          backoff: { kind: 'envoy' },
-          budget: false,
-          deadline: false,
-          honorRetryAfter: false,
-          retryOn: ['connect-failure', 'reset-before-request', 503],
-        },
+        retry: istioDefaultRetry(key, warnings),
         unsafeReplay: 'none',
       });
     }

@@ -118,15 +118,15 @@ const OUTLIER_FROM_ENVOY: Readonly<Record<string, keyof OutlierDetectionConfig>>
 );
 const OUTLIER_DURATIONS = new Set(['interval', 'base_ejection_time', 'max_ejection_time']);
 
-/** A cluster's circuit breakers, retry budget, outlier detection and load balancer, as Seawall blocks. */
+/** A cluster's circuit breakers (with its retry budget), outlier detection and load balancer, as Seawall blocks. */
 export function clusterToEdgePolicy(
   cluster: EnvoyCluster,
   where: string,
   warnings: MeshWarning[],
-): Omit<EdgePolicy, 'retry'> & { budget?: Record<string, unknown> } {
+): Omit<EdgePolicy, 'retry'> {
   const warn = (kind: MeshWarning['kind'], field: string, message: string) =>
     warnings.push({ kind, where, field, message });
-  const out: Omit<EdgePolicy, 'retry'> & { budget?: Record<string, unknown> } = {};
+  const out: Omit<EdgePolicy, 'retry'> = {};
   const thresholds = cluster.circuit_breakers?.thresholds ?? [];
   const chosen = thresholds.find((t) => (t.priority ?? 'DEFAULT') === 'DEFAULT');
   if (thresholds.some((t) => t.priority === 'HIGH'))
@@ -142,12 +142,16 @@ export function clusterToEdgePolicy(
     ['maxRetries', chosen?.max_retries],
   ] as const;
   for (const [key, value] of pairs) if (value !== undefined) limits[key] = value;
+  let budgeted = false;
   if (chosen?.retry_budget !== undefined) {
-    out.budget = {
-      kind: 'percent',
+    // circuit_breaker.proto: with a retry_budget, the budget is the limit on retries and max_retries is ignored, so
+    // it lives where Seawall's ConcurrencyBreaker applies it (limits.retryBudget), in place of maxRetries.
+    // @ko mesh-envoy-budget-replaces-max-retries
+    limits.retryBudget = {
       percent: chosen.retry_budget.budget_percent?.value ?? ENVOY_RETRY_BUDGET_PERCENT,
       minConcurrency: chosen.retry_budget.min_retry_concurrency ?? ENVOY_MIN_RETRY_CONCURRENCY,
     };
+    budgeted = true;
     if (limits.maxRetries !== undefined) {
       warn('dropped', 'limits.maxRetries', 'max_retries has no effect beside retry_budget in Envoy; not mapped');
       delete limits.maxRetries;
@@ -156,9 +160,7 @@ export function clusterToEdgePolicy(
   if (chosen?.max_connection_pools !== undefined)
     warn('dropped', 'limits', 'max_connection_pools has no Seawall equivalent; not mapped');
   // All four at UINT32_MAX is Istio's (and Seawall's export's) way of saying "no limits".
-  const unlimited = pairs.every(
-    ([key]) => limits[key] === UINT32_MAX || (key === 'maxRetries' && out.budget !== undefined),
-  );
+  const unlimited = !budgeted && pairs.every(([key]) => limits[key] === UINT32_MAX);
   if (!unlimited) out.limits = limits;
   const od = cluster.outlier_detection;
   if (od !== undefined) {

@@ -145,11 +145,43 @@ function routeMethods(route: EnvoyRoute): 'any' | string[] {
   return 'any';
 }
 
-function callees(route: EnvoyRoute): string[] {
+/** The clusters a route sends to, each with its share of the route's requests (1 without weighted_clusters). */
+function callees(route: EnvoyRoute): { name: string; weight: number }[] {
   const action = route.route;
   if (action === undefined) return [];
-  if (action.cluster !== undefined) return [action.cluster];
-  return (action.weighted_clusters?.clusters ?? []).map((c) => c.name).filter((n): n is string => n !== undefined);
+  if (action.cluster !== undefined) return [{ name: action.cluster, weight: 1 }];
+  const named = (action.weighted_clusters?.clusters ?? []).filter((c) => c.name !== undefined);
+  const total = named.reduce((sum, c) => sum + (c.weight ?? 0), 0);
+  return named.map((c) => ({
+    name: c.name as string,
+    weight: total > 0 ? (c.weight ?? 0) / total : 1 / named.length,
+  }));
+}
+
+/** Fields of a route (or its virtual host) Seawall does not model, said once each: nothing is dropped unsaid. */
+function reportUnmodelled(
+  route: EnvoyRoute,
+  vh: { hedge_policy?: unknown; request_mirror_policies?: unknown },
+  where: string,
+  warnings: MeshWarning[],
+): void {
+  const warn = (field: string, message: string) => warnings.push({ kind: 'dropped', where, field, message });
+  const action = route.route as
+    | { hedge_policy?: unknown; request_mirror_policies?: unknown; idle_timeout?: unknown }
+    | undefined;
+  // @ko mesh-envoy-reports-hedge-mirror-idle
+  if (action?.hedge_policy !== undefined || vh.hedge_policy !== undefined)
+    warn('hedging', 'hedge_policy: Seawall sends no hedged requests (one attempt at a time); not mapped');
+  if (action?.request_mirror_policies !== undefined || vh.request_mirror_policies !== undefined)
+    warn(
+      'mirror',
+      'request_mirror_policies: Envoy sends a copy of each request and ignores its answer; the extra load at the mirror is not modelled',
+    );
+  if (action?.idle_timeout !== undefined)
+    warn(
+      'deadline',
+      'idle_timeout (a stream with no activity for that long is reset): Seawall has no idle timer; not mapped',
+    );
 }
 
 /** The first endpoint's hostname of a cluster's load_assignment, when it is a name rather than an IP address. */
@@ -204,9 +236,7 @@ function edgeOf(uses: readonly RouteUse[], caller: string | null, source: string
     }
   }
   const retry = { ...primary.retry };
-  const blocks = primary.found ? clusterToEdgePolicy(primary.found.cluster, primary.where, warnings) : {};
-  const { budget, ...rest } = blocks as { budget?: Record<string, unknown> };
-  if (budget !== undefined && (retry.maxAttempts as number) > 1) retry.budget = budget;
+  const rest = primary.found ? clusterToEdgePolicy(primary.found.cluster, primary.where, warnings) : {};
   let unsafeReplay: MeshEdge['unsafeReplay'] = 'none';
   for (const use of uses) {
     const retries = (use.retry.maxAttempts as number) > 1;
@@ -239,27 +269,51 @@ export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostM
       (config.virtual_hosts ?? []).forEach((vh, v) => {
         (vh.routes ?? []).forEach((route, r) => {
           const routePath = `${path}.virtual_hosts[${v}].routes[${r}]`;
-          for (const clusterName of callees(route)) {
-            used.add(clusterName);
-            const local = scope.clusters.get(clusterName);
-            if (local === undefined) routedGlobal.add(clusterName);
-            const found = local ?? global.clusters.get(clusterName);
-            const to = serviceOfCluster(clusterName, found, hosts);
+          const targets = new Map<string, { weight: number; cluster: string; best: number }>();
+          for (const { name, weight } of callees(route)) {
+            used.add(name);
+            if (!scope.clusters.has(name)) routedGlobal.add(name);
+            const to = serviceOfCluster(name, scope.clusters.get(name) ?? global.clusters.get(name), hosts);
             if (to === undefined) continue;
-            const where = `${scope.caller ?? '*'} -> ${to}`;
-            const policy = route.route?.retry_policy ?? vh.retry_policy;
-            const retry = retryFromEnvoy(
-              policy,
-              route.route?.timeout,
-              where,
-              `${routePath}.route.retry_policy`,
-              warnings,
-              problems,
-            );
-            const list = uses.get(to) ?? [];
-            list.push({ to, where, path: routePath, retry, methods: routeMethods(route), found });
-            uses.set(to, list);
+            const t = targets.get(to) ?? { weight: 0, cluster: name, best: -1 };
+            t.weight += weight;
+            if (weight > t.best) Object.assign(t, { cluster: name, best: weight });
+            targets.set(to, t);
           }
+          // A weighted split sends each request to one cluster; Seawall's calls go with every request, so the
+          // split is modelled as all of the route's traffic to its largest share, and the rest is reported.
+          // @ko mesh-envoy-weighted-split-not-sequential
+          const ranked = [...targets].sort((x, y) => y[1].weight - x[1].weight);
+          const chosen = ranked[0];
+          if (chosen === undefined) return;
+          const [to, target] = chosen;
+          const where = `${scope.caller ?? '*'} -> ${to}`;
+          if (ranked.length > 1) {
+            const shares = ranked.map(([name, t]) => `${name} ${Math.round(t.weight * 100)} %`).join(', ');
+            warnings.push({
+              kind: 'changed',
+              where,
+              field: 'calls',
+              message: `${routePath}.route.weighted_clusters splits requests (${shares}); Seawall has no split, so all of them go to ${to}, the largest share; ${ranked
+                .slice(1)
+                .map(([name]) => name)
+                .join(', ')} not mapped from this route`,
+            });
+          }
+          reportUnmodelled(route, vh as never, where, warnings);
+          const found = scope.clusters.get(target.cluster) ?? global.clusters.get(target.cluster);
+          const policy = route.route?.retry_policy ?? vh.retry_policy;
+          const retry = retryFromEnvoy(
+            policy,
+            route.route?.timeout,
+            where,
+            `${routePath}.route.retry_policy`,
+            warnings,
+            problems,
+          );
+          const list = uses.get(to) ?? [];
+          list.push({ to, where, path: routePath, retry, methods: routeMethods(route), found });
+          uses.set(to, list);
         });
       });
     }
@@ -281,26 +335,25 @@ export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostM
         continue;
       }
       if (used.has(name) || (scope === global && routedGlobal.has(name))) continue;
-      // A cluster no route leads to: its limits and outlier detection apply to every call to it; retries are unknown.
+      // A cluster no route leads to: its limits and outlier detection apply to every call to it.
       const to = serviceOfCluster(name, { cluster }, hosts);
       if (to === undefined) continue;
       const where = `${scope.caller ?? '*'} -> ${to}`;
-      const { budget, ...blocks } = clusterToEdgePolicy(cluster, where, warnings) as {
-        budget?: Record<string, unknown>;
-      };
-      if (budget !== undefined) {
-        warnings.push({
-          kind: 'dropped',
-          where,
-          field: 'budget',
-          message: 'retry_budget on a cluster no route in this file retries to; not mapped',
-        });
-      }
+      const blocks = clusterToEdgePolicy(cluster, where, warnings);
+      // Envoy keeps retry policies on routes, not clusters: a request that reaches this cluster without a route
+      // that retries is sent once.
+      // @ko mesh-envoy-unrouted-cluster-one-attempt
+      warnings.push({
+        kind: 'note',
+        where,
+        field: 'maxAttempts',
+        message: `no route in this file leads to cluster ${name}: one attempt, as Envoy sends a request whose route has no retry_policy (import the routes too if they retry)`,
+      });
       edges.push({
         from: scope.caller,
         to,
         source: `${source}: ${path}`,
-        retry: null,
+        retry: { maxAttempts: 1 },
         ...blocks,
         unsafeReplay: 'none',
       });

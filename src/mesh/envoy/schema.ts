@@ -130,7 +130,7 @@ const weightedClustersSchema = message(
           'typed_per_filter_config',
           'host_rewrite_literal',
         ],
-        { name: str },
+        { name: str, weight: uint32 },
       ),
     ),
   },

@@ -10,8 +10,10 @@ import { readMeshRetryOn } from '../retry-on.js';
 import {
   ISTIO_DEFAULT_ATTEMPTS,
   ISTIO_DEFAULT_RETRY_ON,
+  ISTIO_DEFAULT_WITHOUT_503_SINCE,
   ISTIO_MIN_RETRY_CONCURRENCY,
   ISTIO_PANIC_THRESHOLD,
+  ISTIO_PRE_1_24_DEFAULT_STATUS,
   ISTIO_RETRY_BUDGET_PERCENT,
 } from './defaults.js';
 import type { IstioConnectionPool, IstioDestinationRuleSpec, IstioHttpRoute, IstioTrafficPolicy } from './schema.js';
@@ -32,11 +34,18 @@ export function retryFromIstio(
     warnings.push({ kind, where, field, message });
   const out: Record<string, unknown> = {};
   const r = route.retries;
+  const byDefault = r?.retryOn === undefined || r.retryOn === '';
   if (r === undefined)
     warn(
       'note',
       'maxAttempts',
-      "no retries: Istio's default applies (2 retries on connect-failure, refused-stream, unavailable, cancelled, 503)",
+      `no retries: Istio's default applies, 2 retries on connect-failure, refused-stream, unavailable, cancelled (gRPC only) and no status code (Istio ${ISTIO_DEFAULT_WITHOUT_503_SINCE}+; 1.23 and earlier also retried ${ISTIO_PRE_1_24_DEFAULT_STATUS})`,
+    );
+  else if (byDefault && (r.attempts ?? 0) > 0)
+    warn(
+      'note',
+      'retryOn',
+      `no retryOn: Istio's default conditions, connect-failure, refused-stream, unavailable, cancelled (gRPC only) and no status code (Istio ${ISTIO_DEFAULT_WITHOUT_503_SINCE}+; 1.23 and earlier also retried ${ISTIO_PRE_1_24_DEFAULT_STATUS})`,
     );
   const attempts = r === undefined ? ISTIO_DEFAULT_ATTEMPTS : (r.attempts ?? 0);
   const deadline =
@@ -60,15 +69,17 @@ export function retryFromIstio(
   out.deadline = deadline;
   out.backoff = r?.backoff !== undefined ? { kind: 'envoy', base: dur(r.backoff) } : { kind: 'envoy' };
   out.budget = false;
+  // @ko mesh-istio-default-retry-on
   const retryOn = readMeshRetryOn(
-    r?.retryOn === undefined || r.retryOn === '' ? ISTIO_DEFAULT_RETRY_ON : r.retryOn,
+    byDefault ? ISTIO_DEFAULT_RETRY_ON : (r?.retryOn as string),
     [],
     where,
     `${path}.retries.retryOn`,
     'istio',
   );
   problems.push(...retryOn.problems);
-  warnings.push(...retryOn.warnings);
+  // The default's gRPC conditions are said once, in the note above.
+  if (!byDefault) warnings.push(...retryOn.warnings);
   out.retryOn = retryOn.conditions;
   out.honorRetryAfter = false;
   if (r?.retryRemoteLocalities === true)
@@ -80,6 +91,15 @@ export function retryFromIstio(
       "retryIgnorePreviousHosts false: Seawall's balancer always prefers another endpoint; not mapped",
     );
   return out;
+}
+
+/** What a call gets from Istio with no VirtualService route for it: the default retry policy. */
+export function istioDefaultRetry(where: string, warnings: MeshWarning[]): Record<string, unknown> {
+  const problems: string[] = [];
+  const retry = retryFromIstio({}, where, 'Istio default', warnings, problems);
+  // The default policy is one Seawall reads without a problem; a problem here is a bug in these tables.
+  if (problems.length > 0) throw new Error(`Istio's default retry policy: ${problems.join('; ')}`);
+  return retry;
 }
 
 function limitsFromPool(
@@ -116,17 +136,40 @@ export function blocksFromPolicy(
   tp: IstioTrafficPolicy | undefined,
   where: string,
   warnings: MeshWarning[],
-): Omit<EdgePolicy, 'retry'> & { budget?: Record<string, unknown> } {
-  const out: Omit<EdgePolicy, 'retry'> & { budget?: Record<string, unknown> } = {};
-  const limits = limitsFromPool(tp?.connectionPool, where, warnings);
-  if (limits !== undefined) out.limits = limits;
-  if (tp?.retryBudget !== undefined) {
-    out.budget = {
-      kind: 'percent',
-      percent: tp.retryBudget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
-      minConcurrency: tp.retryBudget.minRetryConcurrency ?? ISTIO_MIN_RETRY_CONCURRENCY,
+): Omit<EdgePolicy, 'retry'> {
+  const out: Omit<EdgePolicy, 'retry'> = {};
+  let limits = limitsFromPool(tp?.connectionPool, where, warnings);
+  const budget = tp?.retryBudget;
+  if (budget !== undefined) {
+    // Istio writes the budget into the cluster's circuit-breaker thresholds (cluster_traffic_policy.go,
+    // applyRetryBudget), where Envoy lets it replace max_retries; a minRetryConcurrency of 0 reads as unset (3).
+    // @ko mesh-istio-budget-replaces-max-retries
+    const { maxRetries, ...rest } = limits ?? {
+      maxConnections: UINT32_MAX,
+      maxPendingRequests: UINT32_MAX,
+      maxRequests: UINT32_MAX,
+      maxRetries: UINT32_MAX,
+    };
+    if (maxRetries !== UINT32_MAX)
+      warnings.push({
+        kind: 'dropped',
+        where,
+        field: 'limits.maxRetries',
+        message:
+          'connectionPool.http.maxRetries has no effect beside retryBudget (Envoy: the budget is the limit); not mapped',
+      });
+    limits = {
+      ...rest,
+      retryBudget: {
+        percent: budget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
+        minConcurrency:
+          budget.minRetryConcurrency !== undefined && budget.minRetryConcurrency > 0
+            ? budget.minRetryConcurrency
+            : ISTIO_MIN_RETRY_CONCURRENCY,
+      },
     };
   }
+  if (limits !== undefined) out.limits = limits;
   const od = tp?.outlierDetection;
   let panic = ISTIO_PANIC_THRESHOLD;
   if (od !== undefined) {

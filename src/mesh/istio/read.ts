@@ -17,6 +17,7 @@ import {
   sidecarSpecSchema,
   virtualServiceSpecSchema,
 } from './schema.js';
+import { gatewayOnly, reportIstioRoute, reportTrafficPolicy } from './unmodelled.js';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -126,6 +127,54 @@ function routeMethods(route: IstioHttpRoute): 'any' | string[] {
   return methods;
 }
 
+/**
+ * Where a route sends its requests: one target per service. A weighted split across services sends each request to
+ * one of them, and Seawall's calls go with every request, so the largest share stands for the route and the rest is
+ * reported (never modelled as calls one after another). Within one service the heaviest subset's policy applies.
+ */
+function routeTargets(
+  route: IstioHttpRoute,
+  specHosts: readonly string[],
+  hosts: HostMap,
+  caller: string,
+  path: string,
+  warnings: MeshWarning[],
+): { to: string; subset: string | undefined }[] {
+  const destinations = (route.route ?? []).filter((d) => d.destination !== undefined);
+  if (destinations.length === 0) {
+    return specHosts
+      .map((h) => ({ to: hosts.service(h), subset: undefined }))
+      .filter((t): t is { to: string; subset: undefined } => t.to !== undefined);
+  }
+  const byService = new Map<string, { weight: number; subset: string | undefined; best: number }>();
+  for (const d of destinations) {
+    const to = hosts.service(d.destination?.host ?? '');
+    if (to === undefined) continue;
+    // Istio: a lone destination takes all traffic; otherwise an unset weight is 0.
+    const weight = destinations.length === 1 ? 100 : (d.weight ?? 0);
+    const t = byService.get(to) ?? { weight: 0, subset: d.destination?.subset, best: -1 };
+    t.weight += weight;
+    if (weight > t.best) Object.assign(t, { subset: d.destination?.subset, best: weight });
+    byService.set(to, t);
+  }
+  // @ko mesh-istio-weighted-split-not-sequential
+  const ranked = [...byService].sort((a, b) => b[1].weight - a[1].weight);
+  const first = ranked[0];
+  if (first === undefined) return [];
+  if (ranked.length > 1) {
+    warnings.push({
+      kind: 'changed',
+      where: `${caller} -> ${first[0]}`,
+      field: 'calls',
+      message: `${path}.route splits requests by weight (${ranked.map(([n, t]) => `${n} ${t.weight}`).join(', ')}); Seawall has no split, so all of them go to ${first[0]}, the largest share; ${ranked
+        .slice(1)
+        .map(([n]) => n)
+        .join(', ')} not mapped from this route`,
+    });
+  }
+  return [{ to: first[0], subset: first[1].subset }];
+}
+
 /** Reads Istio documents: VirtualService routes become edges, DestinationRules their limits, Sidecars callee limits. */
 export async function readIstio(
   docs: readonly YamlDoc[],
@@ -197,28 +246,34 @@ export async function readIstio(
     seen.add(key);
     const rule = ruleFor(edge.to, edge.from);
     const where = `${edge.from ?? '*'} -> ${edge.to}`;
-    const { budget, ...blocks } = rule
-      ? blocksFromPolicy(effectivePolicy(rule.spec, subset), where, warnings)
-      : blocksFromPolicy(undefined, where, warnings);
-    if (budget !== undefined && edge.retry !== null && (edge.retry.maxAttempts as number) > 1)
-      edge.retry.budget = budget;
+    const policy = rule ? effectivePolicy(rule.spec, subset) : undefined;
+    reportTrafficPolicy(policy as Record<string, unknown> | undefined, where, warnings);
+    const blocks = blocksFromPolicy(policy, where, warnings);
     edges.push({ ...edge, ...blocks });
   };
   for (const p of parsed) {
     if (p.kind !== 'VirtualService') continue;
-    const spec = p.spec as { hosts?: string[]; http?: IstioHttpRoute[] };
+    const spec = p.spec as { hosts?: string[]; http?: IstioHttpRoute[]; gateways?: string[] };
     (spec.http ?? []).forEach((route, i) => {
       const path = `${p.path}: spec.http[${i}]`;
       const callers = new Set((route.match ?? []).map((m) => appOf(m.sourceLabels, hosts)));
       const from = callers.size === 1 ? ([...callers][0] as string | null) : null;
-      const destinations = (route.route ?? []).map((d) => d.destination).filter((d) => d !== undefined);
-      const targets =
-        destinations.length > 0
-          ? destinations.map((d) => ({ host: d.host ?? '', subset: d.subset }))
-          : (spec.hosts ?? []).map((h) => ({ host: h, subset: undefined }));
+      const targets = routeTargets(route, spec.hosts ?? [], hosts, `${from ?? '*'}`, path, warnings);
+      const gateways = gatewayOnly(spec.gateways, route as Record<string, unknown>);
+      // @ko mesh-istio-gateway-only-not-mesh
+      if (gateways !== null) {
+        warnings.push({
+          kind: 'dropped',
+          where: `${from ?? '*'} -> ${targets.map((t) => t.to).join(', ') || '?'}`,
+          field: 'gateways',
+          message: `${path}: bound to gateway ${gateways.join(', ')} only (no "mesh"): it sets the gateway's retries, not those of callers inside the mesh; not mapped`,
+        });
+        return;
+      }
+      for (const t of targets)
+        reportIstioRoute(route as Record<string, unknown>, `${from ?? '*'} -> ${t.to}`, warnings);
       for (const target of targets) {
-        const to = hosts.service(target.host);
-        if (to === undefined) continue;
+        const to = target.to;
         const where = `${from ?? '*'} -> ${to}`;
         const retry = retryFromIstio(route, where, path, warnings, problems);
         const methods = routeMethods(route);

@@ -72,7 +72,7 @@ export const httpRouteSchema = message(
   ],
   {
     match: list(matchSchema),
-    route: list(message(['destination', 'weight', 'headers'], { destination: destinationSchema })),
+    route: list(message(['destination', 'weight', 'headers'], { destination: destinationSchema, weight: int32 })),
     timeout: duration,
     retries: httpRetrySchema,
   },

@@ -2,7 +2,7 @@
 
 import { DEFAULT_OUTLIER_DETECTION, validateOutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
 import { writeGoDuration } from '../durations.js';
-import { ENVOY_BACKOFF_MAX_FACTOR, UINT32_MAX } from '../envoy/defaults.js';
+import { ENVOY_BACKOFF_BASE_MS, ENVOY_BACKOFF_MAX_FACTOR, UINT32_MAX } from '../envoy/defaults.js';
 import { fqdn, IDEMPOTENT_METHODS_REGEX } from '../envoy/write.js';
 import type { MeshWarning } from '../errors.js';
 import type { ExportEdge, ExportService } from '../export-policy.js';
@@ -47,8 +47,9 @@ function retries(edge: ExportEdge, conditions: readonly unknown[], warnings: Mes
   const r: NonNullable<HttpRoute['retries']> = {
     attempts: edge.attempts - 1,
     retryOn: [...on.tokens.filter((t) => t !== 'retriable-status-codes'), ...on.codes.map(String)].join(','),
-    backoff: writeGoDuration(edge.backoff.baseMs),
   };
+  // Envoy's own base (25 ms) needs no field, and leaving it out keeps the file readable by Istio before 1.26.
+  if (edge.backoff.baseMs !== ENVOY_BACKOFF_BASE_MS) r.backoff = writeGoDuration(edge.backoff.baseMs);
   if (edge.perTryTimeoutMs !== null) r.perTryTimeout = writeGoDuration(edge.perTryTimeoutMs);
   return r;
 }
