@@ -1,4 +1,4 @@
-// Test-side validator: checks JSON/YAML values against Envoy's own API protos (from @grpc/grpc-js-xds) by the proto3 JSON mapping and their PGV rules.
+// Test-side validator: checks JSON/YAML values against Envoy's own API protos (from @grpc/grpc-js-xds, or a proto tree given) by the proto3 JSON mapping and their PGV rules.
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,11 +14,30 @@ const PROTOBUFJS_DIR = dirname(require.resolve('protobufjs/package.json'));
 /** The version of @grpc/grpc-js-xds whose deps/ folder holds the protos. */
 export const XDS_PACKAGE_VERSION: string = JSON.parse(readFileSync(join(XDS_DIR, 'package.json'), 'utf8')).version;
 
-/** Where imports resolve: Envoy's API, xds/udpa, protoc-gen-validate, googleapis; descriptor.proto from protobufjs. */
-const INCLUDE_DIRS = [
-  ...['envoy-api', 'xds', 'protoc-gen-validate', 'googleapis'].map((d) => join(XDS_DIR, 'deps', d)),
-  PROTOBUFJS_DIR,
-];
+/** Where a set of protos comes from: the folders imports resolve in, and those indexed for `@type` look-ups. */
+export interface ProtoSource {
+  /** Named in errors ("proto import not found in <label>"). */
+  readonly label: string;
+  /** Where imports resolve, in order (google/protobuf's well-known types come bundled with protobufjs). */
+  readonly includeDirs: readonly string[];
+  /** The trees whose every top-level message and enum is indexed by full name, for `@type` look-ups. */
+  readonly indexDirs: readonly string[];
+}
+
+/** The protos @grpc/grpc-js-xds ships: Envoy's API, xds/udpa, protoc-gen-validate, googleapis; descriptor.proto from protobufjs. */
+export const XDS_PACKAGE_PROTOS: ProtoSource = {
+  label: '@grpc/grpc-js-xds deps',
+  includeDirs: [
+    ...['envoy-api', 'xds', 'protoc-gen-validate', 'googleapis'].map((d) => join(XDS_DIR, 'deps', d)),
+    PROTOBUFJS_DIR,
+  ],
+  indexDirs: ['envoy-api', 'xds'].map((d) => join(XDS_DIR, 'deps', d)),
+};
+
+/** One proto tree laid out by package path (envoy/, xds/, udpa/, validate/, google/), protobufjs after it. */
+export function protoTree(dir: string, label: string): ProtoSource {
+  return { label, includeDirs: [dir, PROTOBUFJS_DIR], indexDirs: [dir] };
+}
 
 /** What Seawall's export writes: the bootstrap, and the two filters it names by @type. */
 const ENTRY_FILES = [
@@ -202,8 +221,8 @@ function compare(a: number | bigint, b: number | bigint): number {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** An index of every top-level message and enum in the package's protos, by full name, for `@type` look-ups. */
-function indexProtoFiles(): Map<string, string> {
+/** An index of every top-level message and enum in the given trees' protos, by full name, for `@type` look-ups. */
+function indexProtoFiles(dirs: readonly string[]): Map<string, string> {
   const index = new Map<string, string>();
   const walk = (base: string, rel: string) => {
     const dir = join(base, rel);
@@ -218,7 +237,7 @@ function indexProtoFiles(): Map<string, string> {
       }
     }
   };
-  for (const d of ['envoy-api', 'xds']) walk(join(XDS_DIR, 'deps', d), '');
+  for (const d of dirs) walk(d, '');
   return index;
 }
 
@@ -228,10 +247,13 @@ export class EnvoyProtos {
   readonly skippedRules = new Set<string>();
   private index: Map<string, string> | undefined;
 
-  constructor(entryFiles: readonly string[] = ENTRY_FILES) {
+  constructor(
+    entryFiles: readonly string[] = ENTRY_FILES,
+    readonly source: ProtoSource = XDS_PACKAGE_PROTOS,
+  ) {
     const root = new protobuf.Root();
     root.resolvePath = (_origin, target) => {
-      for (const dir of INCLUDE_DIRS) {
+      for (const dir of source.includeDirs) {
         const candidate = join(dir, target);
         try {
           if (statSync(candidate).isFile()) return candidate;
@@ -239,7 +261,7 @@ export class EnvoyProtos {
           // not in this include dir
         }
       }
-      throw new Error(`proto import not found in @grpc/grpc-js-xds deps: ${target}`);
+      throw new Error(`proto import not found in ${source.label}: ${target}`);
     };
     root.loadSync([...entryFiles], { keepCase: true });
     root.resolveAll();
@@ -250,7 +272,7 @@ export class EnvoyProtos {
   type(fullName: string): protobuf.Type | undefined {
     const found = this.find(fullName);
     if (found !== undefined) return found;
-    this.index ??= indexProtoFiles();
+    this.index ??= indexProtoFiles(this.source.indexDirs);
     const file = this.index.get(fullName);
     if (file === undefined) return undefined;
     this.root.loadSync(file, { keepCase: true });
