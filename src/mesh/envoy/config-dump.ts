@@ -177,7 +177,7 @@ export function readConfigDump(
     const routes = listenerRoutes(listener.value, listener.path, source, problems);
     inline.push(...routes.inline);
     rds.push(...routes.rds);
-    for (const p of routes.scoped) note(`${p}: scoped routes (SRDS) are not read; their routes are not imported`);
+    for (const message of routes.unread) note(message);
   }
   // @ko envoy-config-dump-routes
   const routes = found.routes ?? inline;

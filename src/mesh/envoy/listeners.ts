@@ -11,13 +11,16 @@ export interface Located {
   path: string;
 }
 
+/** The names Envoy's HTTP connection manager filter goes by (the v3 one, and the deprecated one). */
+const HCM_NAMES = ['envoy.filters.network.http_connection_manager', 'envoy.http_connection_manager'];
+
 export interface ListenerRoutes {
   /** Route configurations written inside the connection managers. */
   inline: Located[];
   /** Route configurations fetched by name over RDS (path: the connection manager's `rds`). */
   rds: { name: string; path: string }[];
-  /** Connection managers whose routes come from scoped RDS (not read). */
-  scoped: string[];
+  /** Connection managers whose routes are not read (scoped RDS, not the v3 type), each as `path: why`. */
+  unread: string[];
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -40,7 +43,7 @@ function listed(owner: Record<string, unknown>, field: string, path: string, fai
  * Anything in the way that is not a mapping is a problem with its path, never skipped silently.
  */
 export function listenerRoutes(listener: unknown, path: string, source: string, problems: string[]): ListenerRoutes {
-  const out: ListenerRoutes = { inline: [], rds: [], scoped: [] };
+  const out: ListenerRoutes = { inline: [], rds: [], unread: [] };
   const fail = (line: string) => problems.push(`${source}: ${line}`);
   if (!isRecord(listener)) {
     fail(`${path}: must be a mapping (an Envoy Listener)`);
@@ -61,14 +64,21 @@ export function listenerRoutes(listener: unknown, path: string, source: string, 
         continue;
       }
       const typed = filter.value.typed_config;
-      if (!isRecord(typed) || typed['@type'] !== HCM_TYPE) continue;
+      if (!isRecord(typed) || typed['@type'] !== HCM_TYPE) {
+        if (HCM_NAMES.includes(filter.value.name as string))
+          out.unread.push(
+            `${filter.path}: an HTTP connection manager without a typed_config of @type ${HCM_TYPE}; its routes are not read`,
+          );
+        continue;
+      }
       const at = `${filter.path}.typed_config`;
       const rds = typed.rds;
       if (typed.route_config !== undefined) out.inline.push({ value: typed.route_config, path: `${at}.route_config` });
       else if (isRecord(rds) && typeof rds.route_config_name === 'string')
         out.rds.push({ name: rds.route_config_name, path: `${at}.rds` });
       else if (rds !== undefined) fail(`${at}.rds: must be a mapping with a route_config_name`);
-      else if (typed.scoped_routes !== undefined) out.scoped.push(`${at}.scoped_routes`);
+      else if (typed.scoped_routes !== undefined)
+        out.unread.push(`${at}.scoped_routes: scoped routes (SRDS) are not read; their routes are not imported`);
     }
   }
   return out;
@@ -83,11 +93,6 @@ export function bootstrapRouteNotes(found: ListenerRoutes): MeshWarning[] {
       field: 'routes',
       message: `${r.path}: routes come from RDS (route_config_name ${r.name}) and are not read from a bootstrap; import the route config too (the proxy's /config_dump, or a RouteConfiguration document)`,
     })),
-    ...found.scoped.map((p) => ({
-      kind: 'note' as const,
-      where: '',
-      field: 'routes',
-      message: `${p}: scoped routes (SRDS) are not read; their routes are not imported`,
-    })),
+    ...found.unread.map((message) => ({ kind: 'note' as const, where: '', field: 'routes', message })),
   ];
 }

@@ -141,6 +141,30 @@ describe('a repeated field written as a single mapping (issue #24 item 4)', () =
   });
 });
 
+describe('connection managers whose routes are not read', () => {
+  it('are noted: scoped RDS, and an HTTP connection manager filter without the v3 typed_config', async () => {
+    const filters = [
+      { name: 'envoy.filters.network.http_connection_manager', typed_config: { '@type': HCM, scoped_routes: {} } },
+      { name: 'envoy.http_connection_manager', config: { route_config: {} } },
+    ];
+    const doc = {
+      node: { cluster: 'a' },
+      static_resources: {
+        listeners: [{ filter_chains: [{ filters }] }],
+        clusters: [{ name: 'b', lb_policy: 'RANDOM' }],
+      },
+    };
+    const read = await readMeshText(JSON.stringify(doc), 'in.yaml');
+    const at = 'document 1.static_resources.listeners[0].filter_chains[0].filters';
+    expect(read.warnings.map((w) => w.message)).toEqual(
+      expect.arrayContaining([
+        `${at}[0].typed_config.scoped_routes: scoped routes (SRDS) are not read; their routes are not imported`,
+        `${at}[1]: an HTTP connection manager without a typed_config of @type ${HCM}; its routes are not read`,
+      ]),
+    );
+  });
+});
+
 /** Every key holding '_' in lowerCamelCase where `pick` says so (the example has no map whose keys hold '_'). */
 function camelize(value: unknown, pick: () => boolean): unknown {
   if (Array.isArray(value)) return value.map((v) => camelize(v, pick));

@@ -79,15 +79,7 @@ function extend(base: Message, fields: Record<string, Field>): Message {
 // envoy.config.core.v3 SocketAddress, Address; envoy.config.endpoint.v3 Endpoint, LbEndpoint, LocalityLbEndpoints,
 // ClusterLoadAssignment: the path to an endpoint's hostname (read.ts endpointHost).
 const SOCKET_ADDRESS = message(
-  leaves(
-    'protocol',
-    'address',
-    'port_value',
-    'named_port',
-    'resolver_name',
-    'ipv4_compat',
-    'network_namespace_filepath',
-  ),
+  leaves('protocol', 'address', 'port_value', 'named_port', 'resolver_name', 'ipv4_compat'),
 );
 const ADDRESS = message({ ...leaves('pipe', 'envoy_internal_address'), socket_address: one(SOCKET_ADDRESS) });
 const ENDPOINT = message({
@@ -192,6 +184,21 @@ const ANY: ReadonlyMap<string, Message> = new Map([
   [`${ADMIN}RoutesConfigDump.DynamicRouteConfig`, ROUTE_ENTRY],
 ]);
 const CONFIG_DUMP = message({ configs: many('any') });
+
+/** The hand-written tables by the proto message each stands for (test/mesh/envoy-normalize-protos.test.ts). */
+export const WALKED: Readonly<Record<string, Message>> = {
+  'envoy.config.core.v3.SocketAddress': SOCKET_ADDRESS,
+  'envoy.config.core.v3.Address': ADDRESS,
+  'envoy.config.endpoint.v3.Endpoint': ENDPOINT,
+  'envoy.config.endpoint.v3.LbEndpoint': LB_ENDPOINT,
+  'envoy.config.endpoint.v3.LocalityLbEndpoints': LOCALITY_LB_ENDPOINTS,
+  'envoy.config.endpoint.v3.ClusterLoadAssignment': LOAD_ASSIGNMENT,
+  'envoy.extensions.filters.network.http_connection_manager.v3.Rds': RDS,
+  'envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager': HCM,
+  'envoy.config.listener.v3.Filter': FILTER,
+  'envoy.config.listener.v3.FilterChain': FILTER_CHAIN,
+  'envoy.config.listener.v3.Listener': LISTENER,
+};
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
