@@ -1,5 +1,6 @@
 // The route configurations a listener's HTTP connection managers name: inline (route_config) or by RDS name.
 
+import { MAX_LIST } from '../bounds.js';
 import type { MeshWarning } from '../errors.js';
 
 export const HCM_TYPE =
@@ -35,7 +36,8 @@ function listed(owner: Record<string, unknown>, field: string, path: string, fai
     fail(`${path}.${field}: must be a list`);
     return [];
   }
-  return value.slice(0, 1000).map((v, i) => ({ value: v, path: `${path}.${field}[${i}]` }));
+  if (value.length > MAX_LIST) fail(`${path}.${field}: must have at most ${MAX_LIST} items`);
+  return value.slice(0, MAX_LIST).map((v, i) => ({ value: v, path: `${path}.${field}[${i}]` }));
 }
 
 /**
