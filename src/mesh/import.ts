@@ -29,7 +29,7 @@ export async function readMeshText(text: string, source: string, maps: readonly 
     else if (looksLikeEnvoy(doc.value)) envoy.push(doc);
     else {
       problems.push(
-        `${source}: document ${doc.index + 1}: neither an Envoy config (static_resources, virtual_hosts, a cluster, resources) nor an Istio resource (apiVersion, kind)`,
+        `${source}: document ${doc.index + 1}: neither an Envoy config (static_resources, virtual_hosts, a cluster, resources, an admin config_dump's configs; proto or JSON field names) nor an Istio resource (apiVersion, kind)`,
       );
     }
   }

@@ -6,6 +6,9 @@ import { carriesNonIdempotent, type HostMap, type MeshEdge, type MeshRead, type 
 import { hasUnsafeConditions, retryOnSemantics } from '../retry-on.js';
 import { fieldsAt, issueLines } from '../schema-kit.js';
 import type { YamlDoc } from '../yaml-io.js';
+import { readConfigDump } from './config-dump.js';
+import { bootstrapRouteNotes, type Located, listenerRoutes } from './listeners.js';
+import { envoyDocKind, normalizeEnvoyDoc } from './normalize.js';
 import { clusterToEdgePolicy, retryFromEnvoy } from './policy.js';
 import {
   bootstrapSchema,
@@ -13,38 +16,22 @@ import {
   type EnvoyCluster,
   type EnvoyRoute,
   type EnvoyRouteConfiguration,
+  nodeSchema,
   routeConfigurationSchema,
 } from './schema.js';
 
 const CLUSTER_TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 const ROUTES_TYPE = 'type.googleapis.com/envoy.config.route.v3.RouteConfiguration';
-const HCM_TYPE =
-  'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 /** A limit this large (Istio's int32 maximum and above) is the mesh's way of writing "none". */
 export const UNBOUNDED = 2_147_483_647;
-const CLUSTER_HINTS = [
-  'circuit_breakers',
-  'outlier_detection',
-  'connect_timeout',
-  'load_assignment',
-  'lb_policy',
-  'type',
-];
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Is this YAML document an Envoy config (rather than a Kubernetes resource)? */
+/** Is this YAML document an Envoy config (rather than a Kubernetes resource), in either spelling of its fields? */
 export function looksLikeEnvoy(value: unknown): boolean {
-  if (!isRecord(value) || 'apiVersion' in value || 'kind' in value) return false;
-  return (
-    'static_resources' in value ||
-    'node' in value ||
-    'virtual_hosts' in value ||
-    'resources' in value ||
-    ('name' in value && CLUSTER_HINTS.some((k) => k in value))
-  );
+  return envoyDocKind(value) !== undefined;
 }
 
 interface Scope {
@@ -66,28 +53,58 @@ function parseWith<S extends z.ZodType>(
   return undefined;
 }
 
-/** Route configs inside a listener's HTTP connection manager filters (the rest of the listener is not checked). */
-function listenerRouteConfigs(listener: unknown, path: string): { value: unknown; path: string }[] {
-  const out: { value: unknown; path: string }[] = [];
-  if (!isRecord(listener) || !Array.isArray(listener.filter_chains)) return out;
-  listener.filter_chains.slice(0, 1000).forEach((chain, i) => {
-    if (!isRecord(chain) || !Array.isArray(chain.filters)) return;
-    chain.filters.slice(0, 1000).forEach((filter, j) => {
-      const typed = isRecord(filter) ? filter.typed_config : undefined;
-      if (isRecord(typed) && typed['@type'] === HCM_TYPE && typed.route_config !== undefined) {
-        out.push({
-          value: typed.route_config,
-          path: `${path}.filter_chains[${i}].filters[${j}].typed_config.route_config`,
-        });
-      }
-    });
-  });
-  return out;
+/** Route configs inside a listener's HTTP connection managers (listeners.ts); an RDS or SRDS reference is a note. */
+function listenerRouteConfigs(
+  listener: unknown,
+  path: string,
+  source: string,
+  problems: string[],
+  warnings: MeshWarning[],
+): Located[] {
+  const found = listenerRoutes(listener, path, source, problems);
+  warnings.push(...bootstrapRouteNotes(found));
+  return found.inline;
 }
 
-function readDoc(doc: YamlDoc, source: string, hosts: HostMap, global: Scope, problems: string[]): Scope | undefined {
-  const value = doc.value as Record<string, unknown>;
+/** An admin /config_dump (config-dump.ts) as one proxy's scope: its node's service calls through its routes. */
+function dumpScope(
+  value: Record<string, unknown>,
+  at: string,
+  source: string,
+  hosts: HostMap,
+  problems: string[],
+  warnings: MeshWarning[],
+): Scope | undefined {
+  const dump = readConfigDump(value, source, at, problems, warnings);
+  if (dump === undefined) return undefined;
+  const node = dump.node && parseWith(nodeSchema, dump.node.value, source, dump.node.path, problems);
+  const caller = node?.cluster !== undefined ? (hosts.service(node.cluster) ?? null) : null;
+  const scope: Scope = { caller, clusters: new Map(), routes: [] };
+  for (const c of dump.clusters) {
+    const cluster = parseWith(clusterSchema, c.value, source, c.path, problems);
+    if (cluster !== undefined) scope.clusters.set(cluster.name as string, { cluster, path: c.path });
+  }
+  for (const r of dump.routes) {
+    const config = parseWith(routeConfigurationSchema, r.value, source, r.path, problems);
+    if (config !== undefined) scope.routes.push({ config, path: r.path });
+  }
+  return scope;
+}
+
+function readDoc(
+  doc: YamlDoc,
+  source: string,
+  hosts: HostMap,
+  global: Scope,
+  problems: string[],
+  warnings: MeshWarning[],
+): Scope | undefined {
   const at = `document ${doc.index + 1}`;
+  const kind = envoyDocKind(doc.value);
+  if (kind === undefined) return undefined;
+  // camelCase names as snake_case, single values as lists of one (normalize.ts): the rest reads proto names only.
+  const value = normalizeEnvoyDoc(doc.value as Record<string, unknown>, kind, source, at, problems);
+  if (kind === 'config_dump') return dumpScope(value, at, source, hosts, problems, warnings);
   if ('static_resources' in value || 'node' in value) {
     const boot = parseWith(bootstrapSchema, value, source, at, problems);
     if (boot === undefined) return undefined;
@@ -97,7 +114,13 @@ function readDoc(doc: YamlDoc, source: string, hosts: HostMap, global: Scope, pr
       scope.clusters.set(cluster.name as string, { cluster, path: `${at}.static_resources.clusters[${i}]` });
     });
     (boot.static_resources?.listeners ?? []).forEach((listener, i) => {
-      for (const rc of listenerRouteConfigs(listener, `${at}.static_resources.listeners[${i}]`)) {
+      for (const rc of listenerRouteConfigs(
+        listener,
+        `${at}.static_resources.listeners[${i}]`,
+        source,
+        problems,
+        warnings,
+      )) {
         const config = parseWith(routeConfigurationSchema, rc.value, source, rc.path, problems);
         if (config !== undefined) scope.routes.push({ config, path: rc.path });
       }
@@ -255,7 +278,7 @@ export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostM
   const global: Scope = { caller: null, clusters: new Map(), routes: [] };
   const scopes: Scope[] = [];
   for (const doc of docs) {
-    const scope = readDoc(doc, source, hosts, global, problems);
+    const scope = readDoc(doc, source, hosts, global, problems, warnings);
     if (scope !== undefined) scopes.push(scope);
   }
   scopes.push(global);

@@ -8,6 +8,7 @@ import { BREAKER_KNOCKOUTS } from './breakers.js';
 import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
+import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
@@ -364,4 +365,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
+  ...ENVOY_INPUT_KNOCKOUTS,
 ];
