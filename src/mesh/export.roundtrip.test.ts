@@ -101,3 +101,25 @@ describe("round trip of checkout-incident's good (token bucket, deadline propaga
     if (format === 'istio') expect(fields).toContain('honorRetryAfter');
   });
 });
+
+describe('round trip of a percent budget beside a cap on retries at once', () => {
+  // In Seawall both run (the policy's budget and limits.maxRetries, 3 by default); in Envoy the budget replaces it.
+  const dir = mkdtempSync(join(tmpdir(), 'seawall-rt-cap-'));
+  const file = join(dir, 'cap.yaml');
+  writeFileSync(
+    file,
+    `name: cap\nextends: checkout-incident\nvariants:\n  cap:\n    calls:\n      checkout-bff -> coupon-api:\n        maxAttempts: 3\n        budget: { kind: percent, percent: 20, minConcurrency: 3 }\n        limits: { maxRequests: 100 }\n`,
+  );
+
+  it.each(['envoy', 'istio'] as const)(
+    '%s: the dropped max_retries is the one reported change of that call',
+    async (format) => {
+      const { exported, diffs } = await roundTrip(file, 'cap', format);
+      const mine = diffs.filter((d) => d.startsWith('calls.checkout-bff -> coupon-api.limits'));
+      expect(mine).toEqual(['calls.checkout-bff -> coupon-api.limits.maxRetries']);
+      const warning = exported.warnings.find((w) => w.field === 'limits.maxRetries');
+      expect(warning?.message).toMatch(/replaces max_retries.*cap of 3 retries at once/);
+      expect(mine.every((d) => covered(d, warning as MeshWarning))).toBe(true);
+    },
+  );
+});

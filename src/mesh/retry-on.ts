@@ -187,8 +187,8 @@ export function readMeshRetryOn(
         break;
       default: {
         if ((GRPC_TOKENS as readonly string[]).includes(token)) {
-          // @ko mesh-grpc-tokens-not-http
           // Envoy matches these on a grpc-status in the response, never on an HTTP status (wouldRetryFromHeaders).
+          // @ko mesh-grpc-tokens-not-http
           warn(
             'dropped',
             `${token} is a gRPC condition (grpc-status ${GRPC_STATUS_NAMES[token]}): it never matches an HTTP answer, and Seawall's calls are HTTP; not mapped`,

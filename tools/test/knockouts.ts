@@ -4,7 +4,7 @@
 // The source is restored after every knock-out, also on Ctrl-C; a knock-out its tests miss fails the run.
 
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,8 +78,12 @@ process.on('SIGINT', () => {
  * leave behind (out/, reports/, .git). Knock-outs in different lanes then edit different files.
  */
 function laneCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'seawall-knockouts-'));
-  copies.push(dir);
+  const base = mkdtempSync(join(tmpdir(), 'seawall-knockouts-'));
+  copies.push(base);
+  const dir = join(base, 'tree');
+  // Tests read the reference material beside the checkout (../shared); the copy keeps that neighbour.
+  const shared = join(ROOT, '..', 'shared');
+  if (existsSync(shared)) symlinkSync(shared, join(base, 'shared'), 'dir');
   const skip = new Set(['node_modules', '.git', 'out', 'reports']);
   for (const entry of readdirSync(ROOT)) {
     if (skip.has(entry) || entry.startsWith('.stryker-tmp')) continue;

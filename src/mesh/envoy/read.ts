@@ -362,10 +362,19 @@ export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostM
       const to = serviceOfCluster(name, { cluster }, hosts);
       if (to === undefined) continue;
       const where = `${scope.caller ?? '*'} -> ${to}`;
+      if (edges.some((e) => e.from === scope.caller && e.to === to)) {
+        // Another cluster of the same service (an Istio subset cluster, say) carries the routed calls.
+        warnings.push({
+          kind: 'dropped',
+          where,
+          field: 'calls',
+          message: `cluster ${name} is ${to} too, but no route in this file leads to it; the routed cluster's settings are used, its own are not mapped`,
+        });
+        continue;
+      }
       const blocks = clusterToEdgePolicy(cluster, where, warnings);
       // Envoy keeps retry policies on routes, not clusters: a request that reaches this cluster without a route
       // that retries is sent once.
-      // @ko mesh-envoy-unrouted-cluster-one-attempt
       warnings.push({
         kind: 'note',
         where,
@@ -376,7 +385,7 @@ export function readEnvoy(docs: readonly YamlDoc[], source: string, hosts: HostM
         from: scope.caller,
         to,
         source: `${source}: ${path}`,
-        retry: { maxAttempts: 1 },
+        retry: { maxAttempts: 1 }, // @ko mesh-envoy-unrouted-cluster-one-attempt
         ...blocks,
         unsafeReplay: 'none',
       });

@@ -13,6 +13,7 @@ import {
  * off); up to 1.23 the default also retried 503 (RetriableStatusCodes [503]). `unavailable` and `cancelled` are
  * gRPC conditions: on HTTP traffic the default retries connect failures and refused streams only.
  */
+// @ko mesh-istio-default-retry-on
 export const ISTIO_DEFAULT_RETRY_ON = 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes';
 /** The status Istio 1.23 and earlier added to the default policy (retry.go, RetriableStatusCodes). */
 export const ISTIO_PRE_1_24_DEFAULT_STATUS = 503;

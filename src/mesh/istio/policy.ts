@@ -69,7 +69,6 @@ export function retryFromIstio(
   out.deadline = deadline;
   out.backoff = r?.backoff !== undefined ? { kind: 'envoy', base: dur(r.backoff) } : { kind: 'envoy' };
   out.budget = false;
-  // @ko mesh-istio-default-retry-on
   const retryOn = readMeshRetryOn(
     byDefault ? ISTIO_DEFAULT_RETRY_ON : (r?.retryOn as string),
     [],
@@ -143,7 +142,6 @@ export function blocksFromPolicy(
   if (budget !== undefined) {
     // Istio writes the budget into the cluster's circuit-breaker thresholds (cluster_traffic_policy.go,
     // applyRetryBudget), where Envoy lets it replace max_retries; a minRetryConcurrency of 0 reads as unset (3).
-    // @ko mesh-istio-budget-replaces-max-retries
     const { maxRetries, ...rest } = limits ?? {
       maxConnections: UINT32_MAX,
       maxPendingRequests: UINT32_MAX,
@@ -158,16 +156,15 @@ export function blocksFromPolicy(
         message:
           'connectionPool.http.maxRetries has no effect beside retryBudget (Envoy: the budget is the limit); not mapped',
       });
-    limits = {
-      ...rest,
-      retryBudget: {
-        percent: budget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
-        minConcurrency:
-          budget.minRetryConcurrency !== undefined && budget.minRetryConcurrency > 0
-            ? budget.minRetryConcurrency
-            : ISTIO_MIN_RETRY_CONCURRENCY,
-      },
+    const retryBudget = {
+      percent: budget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
+      minConcurrency:
+        budget.minRetryConcurrency !== undefined && budget.minRetryConcurrency > 0
+          ? budget.minRetryConcurrency
+          : ISTIO_MIN_RETRY_CONCURRENCY,
     };
+    // @ko mesh-istio-budget-replaces-max-retries
+    limits = { ...rest, retryBudget };
   }
   if (limits !== undefined) out.limits = limits;
   const od = tp?.outlierDetection;

@@ -10,6 +10,7 @@ import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
 import { LAB_KNOCKOUTS } from './lab.js';
+import { MESH_KNOCKOUTS } from './mesh.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
@@ -366,4 +367,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...REPORT_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
   ...ENVOY_INPUT_KNOCKOUTS,
+  ...MESH_KNOCKOUTS,
 ];

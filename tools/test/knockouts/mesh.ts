@@ -1,0 +1,130 @@
+// Knock-outs of issue #24: the mesh read and written as Envoy and Istio run it (budgets, defaults, conditions, splits).
+
+import type { Knockout } from './knockout.js';
+
+const RETRY_ON = ['src/mesh/retry-on.test.ts'];
+const SEMANTICS = ['src/mesh/import.semantics.test.ts'];
+const SIMULATED = ['src/mesh/import.simulate.test.ts'];
+
+export const MESH_KNOCKOUTS: Knockout[] = [
+  {
+    id: 'mesh-reset-retries-timeouts',
+    mechanism: "Envoy's reset also retries per-try timeouts and connect failures",
+    mark: 'mesh-reset-retries-timeouts',
+    find: "conditions.push('reset', 'connect-failure', 'timeout');",
+    replace: "conditions.push('reset');",
+    tests: RETRY_ON,
+  },
+  {
+    id: 'mesh-grpc-tokens-not-http',
+    mechanism: 'gRPC retry conditions (unavailable, cancelled, ...) never retry an HTTP status',
+    mark: 'mesh-grpc-tokens-not-http',
+    find: 'warn(',
+    replace: 'conditions.push(503), warn(',
+    tests: RETRY_ON,
+  },
+  {
+    id: 'mesh-istio-unknown-status-refused',
+    mechanism: "a retryOn number Go's net/http does not name is refused, as Istio's webhook refuses it",
+    mark: 'mesh-istio-unknown-status-refused',
+    find: 'if (!GO_NAMED_STATUSES.has(code)) {',
+    replace: 'if (false) {',
+    tests: RETRY_ON,
+  },
+  {
+    id: 'mesh-export-timeout-as-reset',
+    mechanism: 'the export writes per-try timeouts as reset (the closest exact condition), not gateway-error',
+    mark: 'mesh-export-timeout-as-reset',
+    find: "const token = all5xx ? '5xx' : gateway ? 'gateway-error' : 'reset';",
+    replace: "const token = all5xx ? '5xx' : 'gateway-error';",
+    tests: RETRY_ON,
+  },
+  {
+    id: 'mesh-istio-default-retry-on',
+    mechanism: "Istio's default retry policy (1.24+) retries no HTTP status, 503 included",
+    mark: 'mesh-istio-default-retry-on',
+    find: "'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes';",
+    replace: "'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes,503';",
+    tests: SIMULATED,
+  },
+  {
+    id: 'mesh-envoy-budget-replaces-max-retries',
+    mechanism: 'an Envoy retry_budget replaces max_retries (no default cap of 3 retries at once beside it)',
+    mark: 'mesh-envoy-budget-replaces-max-retries',
+    find: 'limits.retryBudget = {',
+    replace: 'limits.maxRetries = 3; const ignored = {',
+    tests: SIMULATED,
+  },
+  {
+    id: 'mesh-istio-budget-replaces-max-retries',
+    mechanism: 'an Istio retryBudget replaces connectionPool.http.maxRetries',
+    mark: 'mesh-istio-budget-replaces-max-retries',
+    find: 'limits = { ...rest, retryBudget };',
+    replace: 'limits = { ...rest, maxRetries: 3 }; void retryBudget;',
+    tests: SIMULATED,
+  },
+  {
+    id: 'mesh-envoy-unrouted-cluster-one-attempt',
+    mechanism: "a cluster no route leads to gets one attempt, not Seawall's default retry policy",
+    mark: 'mesh-envoy-unrouted-cluster-one-attempt',
+    find: 'retry: { maxAttempts: 1 },',
+    replace: 'retry: null,',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-envoy-weighted-split-not-sequential',
+    mechanism: 'an Envoy weighted split is modelled as its largest share (and the rest reported)',
+    mark: 'mesh-envoy-weighted-split-not-sequential',
+    find: 'const ranked = [...targets].sort((x, y) => y[1].weight - x[1].weight);',
+    replace: 'const ranked = [...targets].sort((x, y) => x[1].weight - y[1].weight);',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-istio-weighted-split-not-sequential',
+    mechanism: 'Istio weights across hosts are modelled as the largest share (and the rest reported)',
+    mark: 'mesh-istio-weighted-split-not-sequential',
+    find: 'const ranked = [...byService].sort((a, b) => b[1].weight - a[1].weight);',
+    replace: 'const ranked = [...byService].sort((a, b) => a[1].weight - b[1].weight);',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-envoy-reports-hedge-mirror-idle',
+    mechanism: 'Envoy hedge_policy, request_mirror_policies and idle_timeout are reported, not dropped unsaid',
+    mark: 'mesh-envoy-reports-hedge-mirror-idle',
+    find: 'if (action?.hedge_policy !== undefined || vh.hedge_policy !== undefined)',
+    replace: 'if (false)',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-istio-reports-fault-mirror',
+    mechanism: 'Istio fault injection is reported, not dropped unsaid',
+    mark: 'mesh-istio-reports-fault-mirror',
+    find: 'const fault = route.fault;',
+    replace: 'const fault = undefined as unknown;',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-istio-gateway-only-not-mesh',
+    mechanism: "a VirtualService bound only to gateways does not set mesh callers' retries",
+    mark: 'mesh-istio-gateway-only-not-mesh',
+    find: 'if (gateways !== null) {',
+    replace: 'if (false) {',
+    tests: SEMANTICS,
+  },
+  {
+    id: 'mesh-export-reports-max-retries-under-budget',
+    mechanism: "the export says that the mesh's retry budget replaces a max_retries cap the simulator also ran",
+    mark: 'mesh-export-reports-max-retries-under-budget',
+    find: 'warn(',
+    replace: '[].push(',
+    tests: ['src/mesh/export.roundtrip.test.ts'],
+  },
+  {
+    id: 'mesh-export-istio-floor',
+    mechanism: 'the Istio export states the oldest release that accepts it (retryBudget 1.27, backoff 1.26)',
+    mark: 'mesh-export-istio-floor',
+    find: 'for (const floor of ISTIO_FLOORS) {',
+    replace: 'for (const floor of ISTIO_FLOORS.slice(-1)) {',
+    tests: ['test/mesh/reference-istio.test.ts'],
+  },
+];
