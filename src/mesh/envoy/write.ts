@@ -2,7 +2,7 @@
 
 import { parseDuration } from '../../policy/core/duration.js';
 import { ENVOY_OUTLIER_FIELDS } from '../../policy/upstream/outlier-config.js';
-import { writePositiveProtoDuration, writeProtoDuration } from '../durations.js';
+import { writePositiveProtoDuration } from '../durations.js';
 import type { MeshWarning } from '../errors.js';
 import type { ExportEdge, ExportService } from '../export-policy.js';
 import { writeMeshRetryOn } from '../retry-on.js';
@@ -37,13 +37,13 @@ function retryPolicy(
     max_interval: writePositiveProtoDuration(edge.backoff.maxMs),
   };
   if (edge.retryAfterMaxMs !== null) {
-    if (edge.retryAfterMaxMs < 1e-6) {
+    if (edge.retryAfterMaxMs < 1) {
       warnings.push({
         kind: 'changed',
         where: edge.where,
         field: 'maxRetryAfter',
         message:
-          'Envoy refuses a max_interval of 0s; 1 ns written: Retry-After counts whole seconds, so both take only a Retry-After of 0',
+          'Envoy refuses a max_interval of 0s and reads one under 1 ms as 1 ms; 1 ms written: Retry-After counts whole seconds, so both take only a Retry-After of 0',
       });
     }
     policy.rate_limited_retry_back_off = {
@@ -56,7 +56,9 @@ function retryPolicy(
 
 function routes(edge: ExportEdge, warnings: MeshWarning[]): Record<string, unknown>[] {
   const action = (conditions: readonly unknown[]) => {
-    const r: Record<string, unknown> = { cluster: edge.to, timeout: writeProtoDuration(edge.timeoutMs ?? 0) };
+    // A timeout under 1 ms would be read as 0 ms, no timeout at all: written as 1 ms.
+    const timeout = edge.timeoutMs === null || edge.timeoutMs === 0 ? '0s' : writePositiveProtoDuration(edge.timeoutMs);
+    const r: Record<string, unknown> = { cluster: edge.to, timeout };
     const policy = retryPolicy(edge, conditions, warnings);
     if (policy !== undefined) r.retry_policy = policy;
     return r;

@@ -124,7 +124,13 @@ export function blocksFromPolicy(
     out.budget = {
       kind: 'percent',
       percent: tp.retryBudget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
-      minConcurrency: tp.retryBudget.minRetryConcurrency ?? ISTIO_MIN_RETRY_CONCURRENCY,
+      // applyRetryBudget (pilot/pkg/networking/core/cluster_traffic_policy.go) writes 3 unless minRetryConcurrency > 0:
+      // 0 is the default, not "no floor". An explicit percent, 0 included, is passed on as it is.
+      // @ko istio-min-retry-concurrency-zero-is-default
+      minConcurrency:
+        (tp.retryBudget.minRetryConcurrency ?? 0) > 0
+          ? tp.retryBudget.minRetryConcurrency
+          : ISTIO_MIN_RETRY_CONCURRENCY,
     };
   }
   const od = tp?.outlierDetection;

@@ -1,7 +1,7 @@
 // Export to Istio: a VirtualService per callee (a route per caller), a DestinationRule per call, a Sidecar per limited service.
 
 import { DEFAULT_OUTLIER_DETECTION, validateOutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
-import { writeGoDuration } from '../durations.js';
+import { writeIstioDuration } from '../durations.js';
 import { ENVOY_BACKOFF_MAX_FACTOR, UINT32_MAX } from '../envoy/defaults.js';
 import { fqdn, IDEMPOTENT_METHODS_REGEX } from '../envoy/write.js';
 import type { MeshWarning } from '../errors.js';
@@ -47,9 +47,9 @@ function retries(edge: ExportEdge, conditions: readonly unknown[], warnings: Mes
   const r: NonNullable<HttpRoute['retries']> = {
     attempts: edge.attempts - 1,
     retryOn: [...on.tokens.filter((t) => t !== 'retriable-status-codes'), ...on.codes.map(String)].join(','),
-    backoff: writeGoDuration(edge.backoff.baseMs),
+    backoff: writeIstioDuration(edge.backoff.baseMs),
   };
-  if (edge.perTryTimeoutMs !== null) r.perTryTimeout = writeGoDuration(edge.perTryTimeoutMs);
+  if (edge.perTryTimeoutMs !== null) r.perTryTimeout = writeIstioDuration(edge.perTryTimeoutMs);
   return r;
 }
 
@@ -61,7 +61,7 @@ function httpRoutes(edge: ExportEdge, namespace: string, warnings: MeshWarning[]
       route: [{ destination: { host: fqdn(edge.to, namespace) } }],
       retries: retries(edge, conditions, warnings),
     };
-    if (edge.timeoutMs !== null) route.timeout = writeGoDuration(edge.timeoutMs);
+    if (edge.timeoutMs !== null) route.timeout = writeIstioDuration(edge.timeoutMs);
     return route;
   };
   if (edge.attempts > 1 && edge.backoff.maxMs !== ENVOY_BACKOFF_MAX_FACTOR * edge.backoff.baseMs) {
@@ -109,8 +109,8 @@ function outlierDetection(edge: ExportEdge, warnings: MeshWarning[]): TrafficPol
       );
     od.consecutiveGatewayErrors = r.consecutiveGatewayFailure;
   }
-  if (config.interval !== undefined) od.interval = writeGoDuration(r.intervalMs);
-  if (config.baseEjectionTime !== undefined) od.baseEjectionTime = writeGoDuration(r.baseEjectionTimeMs);
+  if (config.interval !== undefined) od.interval = writeIstioDuration(r.intervalMs);
+  if (config.baseEjectionTime !== undefined) od.baseEjectionTime = writeIstioDuration(r.baseEjectionTimeMs);
   if (config.maxEjectionPercent !== undefined) {
     if (r.maxEjectionPercent === 0)
       warn('changed', 'maxEjectionPercent', 'Istio reads 0 as "not set" (10 %); written as 1 %');
