@@ -121,16 +121,14 @@ export function blocksFromPolicy(
   const limits = limitsFromPool(tp?.connectionPool, where, warnings);
   if (limits !== undefined) out.limits = limits;
   if (tp?.retryBudget !== undefined) {
+    // applyRetryBudget (pilot/pkg/networking/core/cluster_traffic_policy.go) writes 3 unless minRetryConcurrency > 0:
+    // 0 is the default, not "no floor". An explicit percent, 0 included, is passed on as it is.
+    const min = tp.retryBudget.minRetryConcurrency ?? 0;
     out.budget = {
       kind: 'percent',
       percent: tp.retryBudget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
-      // applyRetryBudget (pilot/pkg/networking/core/cluster_traffic_policy.go) writes 3 unless minRetryConcurrency > 0:
-      // 0 is the default, not "no floor". An explicit percent, 0 included, is passed on as it is.
       // @ko istio-min-retry-concurrency-zero-is-default
-      minConcurrency:
-        (tp.retryBudget.minRetryConcurrency ?? 0) > 0
-          ? tp.retryBudget.minRetryConcurrency
-          : ISTIO_MIN_RETRY_CONCURRENCY,
+      minConcurrency: min > 0 ? min : ISTIO_MIN_RETRY_CONCURRENCY,
     };
   }
   const od = tp?.outlierDetection;

@@ -9,6 +9,7 @@ import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { LAB_KNOCKOUTS } from './lab.js';
+import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
@@ -361,6 +362,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...DRIVER_KNOCKOUTS,
   ...LAB_KNOCKOUTS,
   ...SURFACE_KNOCKOUTS,
+  ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
