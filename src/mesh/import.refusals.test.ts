@@ -1,8 +1,12 @@
 // Configs Envoy or Istio refuse are refused on import, with file, path and reason; fields read as the meshes read them
 // (Envoy's whole milliseconds, Istio's "0 means the default").
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { envoyMs } from './durations.js';
 import { MeshError } from './errors.js';
+import { exportScenario } from './export.js';
 import { readMeshText } from './import.js';
 
 async function problems(text: string): Promise<string[]> {
@@ -101,6 +105,13 @@ describe('Envoy: durations read as whole milliseconds, truncated', () => {
     expect(ms.edges[0]?.retry?.deadline).toEqual({ patience: '2ms' });
   });
 
+  it('refuses an outlier interval or ejection time Envoy reads as 0 ms (Seawall does not simulate it)', async () => {
+    expect(await problems(cluster('{ interval: 0.0000001s, base_ejection_time: 0.0009s }'))).toEqual([
+      'in.yaml: document 1.outlier_detection.interval: is 0 ms as Envoy reads it (whole milliseconds, truncated), which Seawall does not simulate: write at least 0.001s',
+      expect.stringContaining('outlier_detection.base_ejection_time: is 0 ms as Envoy reads it'),
+    ]);
+  });
+
   it('outlier durations are whole ms too', async () => {
     const read = await readMeshText(cluster('{ interval: 1.0009s, base_ejection_time: 2.5009s }'), 'in.yaml');
     expect(read.edges[0]?.outlierDetection).toMatchObject({ interval: '1s', baseEjectionTime: '2500ms' });
@@ -189,5 +200,51 @@ describe('Istio: 0 read as Istio translates it', () => {
       'in.yaml',
     );
     expect(five.edges[0]?.retry?.budget).toEqual({ kind: 'percent', percent: 20, minConcurrency: 5 });
+  });
+});
+
+describe('the export writes no duration the meshes would refuse or read as 0', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'seawall-refusals-'));
+  const file = join(dir, 'fine.yaml');
+  writeFileSync(
+    file,
+    `name: fine\nextends: checkout-incident\nvariants:\n  fine:\n    calls:\n      checkout-bff -> coupon-api:\n        maxAttempts: 3\n        perTryTimeout: 0.5ms\n        deadline: { patience: 1.5ms }\n        backoff: { kind: envoy, base: 2.5ms, max: 30ms }\n        budget: false\n        retryOn: [5xx]\n        outlierDetection: { interval: 0.5ms, baseEjectionTime: 1.5ms, maxEjectionPercent: 50 }\n      coupon-api -> member-api: { maxAttempts: 1 }\n`,
+  );
+
+  it('Istio: whole milliseconds, at least 1 ms, each change reported; the files import again', async () => {
+    const result = await exportScenario(file, { variant: 'fine', format: 'istio' });
+    const text = result.files.map((f) => f.text).join('\n---\n');
+    expect(text).toContain('perTryTimeout: 1ms');
+    expect(text).toContain('timeout: 2ms');
+    expect(text).toContain('backoff: 3ms');
+    expect(text).toMatch(/interval: 1ms/);
+    expect(text).toMatch(/baseEjectionTime: 2ms/);
+    expect(text).not.toMatch(/\d(us|ns)\b/);
+    const fields = result.warnings
+      .filter((w) => w.message.startsWith('Istio takes whole milliseconds'))
+      .map((w) => w.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'perTryTimeout',
+        'deadline',
+        'backoff',
+        'outlierDetection.interval',
+        'outlierDetection.baseEjectionTime',
+      ]),
+    );
+    for (const f of result.files.filter((x) => x.path.endsWith('.yaml'))) await readMeshText(f.text, f.path);
+  });
+
+  it('Envoy: a positive duration under 1 ms is written as 1 ms, said so (Envoy would read 0: off)', async () => {
+    const result = await exportScenario(file, { variant: 'fine', format: 'envoy' });
+    const bff = result.files.find((f) => f.path === 'envoy/checkout-bff.yaml')?.text ?? '';
+    expect(bff).toContain('per_try_timeout: 0.001s');
+    expect(bff).toContain('timeout: 0.0015s');
+    expect(result.warnings).toContainEqual(
+      expect.objectContaining({ kind: 'changed', where: 'checkout-bff -> coupon-api', field: 'perTryTimeout' }),
+    );
+    const read = await readMeshText(bff, 'envoy/checkout-bff.yaml');
+    const edge = read.edges.find((e) => e.to === 'coupon-api');
+    expect(edge?.retry).toMatchObject({ perTryTimeout: '1ms', deadline: { patience: '1ms' } });
   });
 });

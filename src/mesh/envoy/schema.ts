@@ -34,6 +34,20 @@ function positiveReader(value: unknown) {
     : read;
 }
 const positiveDuration = durationString(positiveReader);
+/**
+ * An outlier-detection interval or ejection time: Envoy reads it as whole ms (envoyMs), so "0.0005s" is 0 ms, a sweep
+ * on every event-loop turn or no ejection at all, which Seawall does not simulate: refused, saying so.
+ */
+function outlierReader(value: unknown) {
+  const read = positiveReader(value);
+  if (read.ok && envoyMs(value as string) === 0)
+    return {
+      ok: false,
+      message: `is 0 ms as Envoy reads it (whole milliseconds, truncated), which Seawall does not simulate: write at least 0.001s`,
+    } as const;
+  return read;
+}
+const outlierDuration = durationString(outlierReader);
 
 /** Envoy's default base_ejection_time (source/common/upstream/outlier_detection_impl.h), ms. */
 const ENVOY_BASE_EJECTION_TIME_MS = 30_000;
@@ -217,8 +231,8 @@ export const circuitBreakersSchema = z.strictObject({
 export const outlierDetectionSchema = z
   .strictObject({
     consecutive_5xx: uint32.optional(),
-    interval: positiveDuration.optional(),
-    base_ejection_time: positiveDuration.optional(),
+    interval: outlierDuration.optional(),
+    base_ejection_time: outlierDuration.optional(),
     max_ejection_percent: uint32Percent.optional(),
     enforcing_consecutive_5xx: uint32Percent.optional(),
     enforcing_success_rate: uint32Percent.optional(),
@@ -236,7 +250,7 @@ export const outlierDetectionSchema = z
     enforcing_failure_percentage_local_origin: uint32Percent.optional(),
     failure_percentage_minimum_hosts: uint32.optional(),
     failure_percentage_request_volume: uint32.optional(),
-    max_ejection_time: positiveDuration.optional(),
+    max_ejection_time: outlierDuration.optional(),
     max_ejection_time_jitter: duration.optional(),
     successful_active_health_check_uneject_host: bool.optional(),
     monitors: z.unknown().optional(),
@@ -247,8 +261,8 @@ export const outlierDetectionSchema = z
     // max_ejection_time < base_ejection_time, both in whole ms; an unset max_ejection_time is
     // max(300 s, base_ejection_time), so only an explicit one can be too small.
     if (od.max_ejection_time === undefined) return;
-    if (!positiveReader(od.max_ejection_time).ok) return;
-    if (od.base_ejection_time !== undefined && !positiveReader(od.base_ejection_time).ok) return;
+    if (!outlierReader(od.max_ejection_time).ok) return;
+    if (od.base_ejection_time !== undefined && !outlierReader(od.base_ejection_time).ok) return;
     const base = od.base_ejection_time === undefined ? ENVOY_BASE_EJECTION_TIME_MS : envoyMs(od.base_ejection_time);
     const max = envoyMs(od.max_ejection_time);
     // @ko envoy-max-ejection-below-base

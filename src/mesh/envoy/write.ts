@@ -20,6 +20,18 @@ export function fqdn(service: string, namespace: string): string {
   return `${service}.${namespace}.svc.cluster.local`;
 }
 
+/** A positive duration Envoy reads as whole ms: under 1 ms it would be 0 (off or refused), so 1 ms, said so. */
+function positive(ms: number, where: string, field: string, warnings: MeshWarning[]): string {
+  if (ms < 1)
+    warnings.push({
+      kind: 'changed',
+      where,
+      field,
+      message: `Envoy reads durations as whole milliseconds: ${ms} ms would be 0 (off or refused); written as 1 ms`,
+    });
+  return writePositiveProtoDuration(ms);
+}
+
 function retryPolicy(
   edge: ExportEdge,
   conditions: readonly unknown[],
@@ -30,11 +42,12 @@ function retryPolicy(
   warnings.push(...on.warnings);
   const policy: Record<string, unknown> = { retry_on: on.tokens.join(','), num_retries: edge.attempts - 1 };
   // per_try_timeout "0s" would disable it; base_interval, max_interval: Envoy's duration.gt: {} (never "0s").
-  if (edge.perTryTimeoutMs !== null) policy.per_try_timeout = writePositiveProtoDuration(edge.perTryTimeoutMs);
+  if (edge.perTryTimeoutMs !== null)
+    policy.per_try_timeout = positive(edge.perTryTimeoutMs, edge.where, 'perTryTimeout', warnings);
   if (on.codes.length > 0) policy.retriable_status_codes = on.codes;
   policy.retry_back_off = {
-    base_interval: writePositiveProtoDuration(edge.backoff.baseMs),
-    max_interval: writePositiveProtoDuration(edge.backoff.maxMs),
+    base_interval: positive(edge.backoff.baseMs, edge.where, 'backoff.base', warnings),
+    max_interval: positive(edge.backoff.maxMs, edge.where, 'backoff.max', warnings),
   };
   if (edge.retryAfterMaxMs !== null) {
     if (edge.retryAfterMaxMs < 1) {
@@ -57,7 +70,10 @@ function retryPolicy(
 function routes(edge: ExportEdge, warnings: MeshWarning[]): Record<string, unknown>[] {
   const action = (conditions: readonly unknown[]) => {
     // A timeout under 1 ms would be read as 0 ms, no timeout at all: written as 1 ms.
-    const timeout = edge.timeoutMs === null || edge.timeoutMs === 0 ? '0s' : writePositiveProtoDuration(edge.timeoutMs);
+    const timeout =
+      edge.timeoutMs === null || edge.timeoutMs === 0
+        ? '0s'
+        : positive(edge.timeoutMs, edge.where, 'deadline', warnings);
     const r: Record<string, unknown> = { cluster: edge.to, timeout };
     const policy = retryPolicy(edge, conditions, warnings);
     if (policy !== undefined) r.retry_policy = policy;
@@ -110,7 +126,9 @@ function outlier(config: Record<string, unknown>, where: string, warnings: MeshW
       });
       continue;
     }
-    out[field] = OUTLIER_DURATIONS.has(key) ? writePositiveProtoDuration(parseDuration(value as never)) : value;
+    out[field] = OUTLIER_DURATIONS.has(key)
+      ? positive(parseDuration(value as never), where, `outlierDetection.${key}`, warnings)
+      : value;
   }
   return out;
 }
