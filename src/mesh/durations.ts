@@ -38,6 +38,19 @@ export function readProtoDuration(value: unknown): DurationRead {
   return fromNs(BigInt(match[1] as string) * 1_000_000_000n + BigInt(fraction === '' ? '0' : fraction));
 }
 
+/**
+ * A Duration as Envoy reads most of them: whole milliseconds, the nanoseconds below truncated (PROTOBUF_GET_MS_OR_DEFAULT
+ * and friends in source/common/protobuf/utility.h go through DurationUtil::durationToMilliseconds, which is protobuf's
+ * TimeUtil::DurationToMilliseconds: seconds × 1000 + nanos / 1e6 in integer arithmetic). So "0.000000001s" is 0 ms,
+ * and "0.0019s" is 1 ms. `value` is one the schema has accepted; anything else reads as 0.
+ */
+export function envoyMs(value: string): number {
+  const read = readProtoDuration(value);
+  // ms is ns / 1e6 correctly rounded; at most 24 h of ns, so flooring it never crosses a whole ms it should not.
+  // @ko envoy-duration-truncates-to-ms
+  return read.ok ? Math.floor(read.ms) : 0;
+}
+
 /** Reads Istio's Go-style duration ("1s", "250ms", "1m30s", "1.5s"). */
 export function readGoDuration(value: unknown): DurationRead {
   if (typeof value !== 'string') {
@@ -77,11 +90,17 @@ export function writeProtoDuration(ms: number): string {
 }
 
 /**
- * Envoy's spelling of a positive `ms` where its protos say `duration.gt: {}` (or 0 means "none"): at least 1 ns, so
- * rounding to Envoy's resolution never writes the "0s" Envoy refuses (or reads as disabled).
+ * Envoy's spelling of a positive `ms` where its protos say `duration.gt: {}` or 0 means "none": at least 1 ms, since
+ * Envoy reads whole milliseconds (envoyMs) and would read anything shorter as 0, that is refused or disabled.
  */
 export function writePositiveProtoDuration(ms: number): string {
-  return writeProtoDuration(Math.max(ms, 1e-6));
+  // @ko envoy-export-at-least-1ms
+  return writeProtoDuration(Math.max(ms, 1));
+}
+
+/** Istio's spelling of a positive `ms` it validates (ValidateDuration): a whole number of ms, at least 1 ms. */
+export function writeIstioDuration(ms: number): string {
+  return writeGoDuration(Math.max(1, Math.round(ms)));
 }
 
 /** Istio's spelling of `ms`: "2s", "250ms", or "1500us"-style when below a millisecond. */

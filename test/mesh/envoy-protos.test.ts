@@ -703,7 +703,7 @@ describe("Seawall's reader refuses what Envoy's protos refuse (each found by thi
 });
 
 describe('the export never writes a 0s Envoy refuses (found by this file)', () => {
-  it('maxRetryAfter 0 and sub-nanosecond durations are written as 1 ns, the change reported', async () => {
+  it('maxRetryAfter 0 and sub-millisecond durations are written as 1 ms (Envoy reads whole ms), the change reported', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'seawall-protos-'));
     const file = join(dir, 'zero.yaml');
     writeFileSync(
@@ -715,9 +715,11 @@ describe('the export never writes a 0s Envoy refuses (found by this file)', () =
     expect(documents).toBe(3);
     const result = await exportScenario(file, { variant: 'zero', format: 'envoy' });
     const bff = result.files.find((f) => f.path === 'envoy/checkout-bff.yaml')?.text ?? '';
-    expect(bff).toContain('base_interval: 0.000000001s');
-    expect(bff).toContain('per_try_timeout: 0.000000001s');
-    expect(bff).toContain('interval: 0.000000001s');
+    // 1 ns would be 0 ms to Envoy: no per-try timeout, a back-off raised to 1 ms anyway.
+    expect(bff).toContain('base_interval: 0.001s');
+    expect(bff).toContain('per_try_timeout: 0.001s');
+    expect(bff).toContain('interval: 0.001s');
+    expect(bff).not.toContain('0.000000001s');
     expect(bff).not.toMatch(/(interval|per_try_timeout|ejection_time): 0s$/m);
     expect(result.warnings).toContainEqual(
       expect.objectContaining({ kind: 'changed', where: 'checkout-bff -> coupon-api', field: 'maxRetryAfter' }),

@@ -3,21 +3,25 @@
 
 import { MAX_ATTEMPTS_LIMIT } from '../../policy/retry/retry-config.js';
 import { ENVOY_OUTLIER_FIELDS, type OutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
-import { readProtoDuration, writeSeawallDuration } from '../durations.js';
+import { envoyMs, writeSeawallDuration } from '../durations.js';
 import type { MeshWarning } from '../errors.js';
 import type { EdgePolicy } from '../model.js';
 import { readMeshRetryOn } from '../retry-on.js';
 import { ENVOY_MIN_RETRY_CONCURRENCY, ENVOY_RETRY_BUDGET_PERCENT, UINT32_MAX } from './defaults.js';
 import type { EnvoyCluster, EnvoyRetryPolicy } from './schema.js';
 
+/** A duration the schema has checked, as Envoy reads it: whole ms (durations.ts, envoyMs). */
 function ms(value: string): number {
-  const read = readProtoDuration(value);
-  // The schema has checked every duration already.
-  return read.ok ? read.ms : 0;
+  return envoyMs(value);
 }
 
 export function seawallDuration(value: string): string | number {
   return writeSeawallDuration(ms(value));
+}
+
+/** Back-off intervals: Envoy raises one below 1 ms to 1 ms (source/common/router/retry_policy_impl.cc). */
+function backOffDuration(value: string): string | number {
+  return writeSeawallDuration(Math.max(1, ms(value)));
 }
 
 /** Envoy's retry policy (route level, else the virtual host's) and route timeout as Seawall retry keys. */
@@ -69,8 +73,8 @@ export function retryFromEnvoy(
       ? { kind: 'envoy' }
       : {
           kind: 'envoy',
-          base: seawallDuration(backoff.base_interval),
-          ...(backoff.max_interval !== undefined ? { max: seawallDuration(backoff.max_interval) } : {}),
+          base: backOffDuration(backoff.base_interval),
+          ...(backoff.max_interval !== undefined ? { max: backOffDuration(backoff.max_interval) } : {}),
         };
   out.budget = false;
   out.retryOn = retryOn.conditions;
@@ -78,7 +82,7 @@ export function retryFromEnvoy(
   if (limited === undefined) out.honorRetryAfter = false;
   else {
     out.honorRetryAfter = true;
-    if (limited.max_interval !== undefined) out.maxRetryAfter = seawallDuration(limited.max_interval);
+    if (limited.max_interval !== undefined) out.maxRetryAfter = backOffDuration(limited.max_interval);
     if (
       !limited.reset_headers.some(
         (h) => h.name.toLowerCase() === 'retry-after' && (h.format ?? 'SECONDS') === 'SECONDS',

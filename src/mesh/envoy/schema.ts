@@ -13,7 +13,7 @@
 // only their route_config is.
 
 import { z } from 'zod';
-import { readProtoDuration } from '../durations.js';
+import { envoyMs, readProtoDuration } from '../durations.js';
 import { bool, durationString, list, message, str, uint32, uint32Percent } from '../schema-kit.js';
 import {
   BOOTSTRAP_FIELDS,
@@ -27,10 +27,63 @@ import {
 
 const duration = durationString(readProtoDuration);
 /** A Duration under Envoy's `(validate.rules).duration.gt: {}`: Envoy refuses "0s" there, so Seawall does too. */
-const positiveDuration = durationString((value) => {
+function positiveReader(value: unknown) {
   const read = readProtoDuration(value);
-  return read.ok && read.ms === 0 ? { ok: false, message: 'must be greater than 0s (Envoy refuses 0s here)' } : read;
-});
+  return read.ok && read.ms === 0
+    ? ({ ok: false, message: 'must be greater than 0s (Envoy refuses 0s here)' } as const)
+    : read;
+}
+const positiveDuration = durationString(positiveReader);
+/**
+ * An outlier-detection interval or ejection time: Envoy reads it as whole ms (envoyMs), so "0.0005s" is 0 ms, a sweep
+ * on every event-loop turn or no ejection at all, which Seawall does not simulate: refused, saying so.
+ */
+function outlierReader(value: unknown) {
+  const read = positiveReader(value);
+  if (read.ok && envoyMs(value as string) === 0)
+    return {
+      ok: false,
+      message: `is 0 ms as Envoy reads it (whole milliseconds, truncated), which Seawall does not simulate: write at least 0.001s`,
+    } as const;
+  return read;
+}
+const outlierDuration = durationString(outlierReader);
+
+/** Envoy's default base_ejection_time (source/common/upstream/outlier_detection_impl.h), ms. */
+const ENVOY_BASE_EJECTION_TIME_MS = 30_000;
+
+/**
+ * RetryPolicy.RetryBackOff as Envoy loads it (source/common/router/retry_policy_impl.cc, RetryPolicyImpl): base_interval
+ * is required; both intervals are read as whole ms, raised to 1 ms when below; then a max_interval below the
+ * base_interval fails the route config.
+ */
+const retryBackOffSchema = z
+  .strictObject({
+    base_interval: z.unknown().superRefine((value, ctx) => {
+      if (value === undefined) {
+        ctx.addIssue({ code: 'custom', message: 'is required: Envoy refuses a retry_back_off without base_interval' });
+        return;
+      }
+      const read = positiveReader(value);
+      if (!read.ok) ctx.addIssue({ code: 'custom', message: read.message });
+    }) as unknown as z.ZodType<string>,
+    max_interval: durationString(positiveReader).optional(),
+  })
+  .superRefine((backoff, ctx) => {
+    if (backoff.max_interval === undefined) return;
+    // A field refused on its own (not a duration, or 0s) gets its own line only.
+    if (!positiveReader(backoff.base_interval).ok || !positiveReader(backoff.max_interval).ok) return;
+    const base = Math.max(1, envoyMs(backoff.base_interval));
+    const max = Math.max(1, envoyMs(backoff.max_interval));
+    // @ko envoy-backoff-max-below-base
+    if (max < base) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_interval'],
+        message: `${backoff.max_interval} is below base_interval ${backoff.base_interval} (${max} ms < ${base} ms as Envoy reads them): Envoy refuses the route config`,
+      });
+    }
+  });
 
 /** envoy.type.v3.Percent: a double in [0, 100]. */
 export const percentSchema = z.strictObject({
@@ -80,7 +133,7 @@ export const retryPolicySchema = message(RETRY_POLICY_FIELDS, {
   per_try_timeout: duration,
   per_try_idle_timeout: duration,
   retriable_status_codes: list(uint32),
-  retry_back_off: z.strictObject({ base_interval: positiveDuration, max_interval: positiveDuration.optional() }),
+  retry_back_off: retryBackOffSchema,
   rate_limited_retry_back_off: z.strictObject({
     reset_headers: list(
       z.strictObject({
@@ -175,33 +228,53 @@ export const circuitBreakersSchema = z.strictObject({
   per_host_thresholds: list(thresholdsSchema).optional(),
 });
 
-export const outlierDetectionSchema = z.strictObject({
-  consecutive_5xx: uint32.optional(),
-  interval: positiveDuration.optional(),
-  base_ejection_time: positiveDuration.optional(),
-  max_ejection_percent: uint32Percent.optional(),
-  enforcing_consecutive_5xx: uint32Percent.optional(),
-  enforcing_success_rate: uint32Percent.optional(),
-  success_rate_minimum_hosts: uint32.optional(),
-  success_rate_request_volume: uint32.optional(),
-  success_rate_stdev_factor: uint32.optional(),
-  consecutive_gateway_failure: uint32.optional(),
-  enforcing_consecutive_gateway_failure: uint32Percent.optional(),
-  split_external_local_origin_errors: bool.optional(),
-  consecutive_local_origin_failure: uint32.optional(),
-  enforcing_consecutive_local_origin_failure: uint32Percent.optional(),
-  enforcing_local_origin_success_rate: uint32Percent.optional(),
-  failure_percentage_threshold: uint32Percent.optional(),
-  enforcing_failure_percentage: uint32Percent.optional(),
-  enforcing_failure_percentage_local_origin: uint32Percent.optional(),
-  failure_percentage_minimum_hosts: uint32.optional(),
-  failure_percentage_request_volume: uint32.optional(),
-  max_ejection_time: positiveDuration.optional(),
-  max_ejection_time_jitter: duration.optional(),
-  successful_active_health_check_uneject_host: bool.optional(),
-  monitors: z.unknown().optional(),
-  always_eject_one_host: bool.optional(),
-});
+export const outlierDetectionSchema = z
+  .strictObject({
+    consecutive_5xx: uint32.optional(),
+    interval: outlierDuration.optional(),
+    base_ejection_time: outlierDuration.optional(),
+    max_ejection_percent: uint32Percent.optional(),
+    enforcing_consecutive_5xx: uint32Percent.optional(),
+    enforcing_success_rate: uint32Percent.optional(),
+    success_rate_minimum_hosts: uint32.optional(),
+    success_rate_request_volume: uint32.optional(),
+    success_rate_stdev_factor: uint32.optional(),
+    consecutive_gateway_failure: uint32.optional(),
+    enforcing_consecutive_gateway_failure: uint32Percent.optional(),
+    split_external_local_origin_errors: bool.optional(),
+    consecutive_local_origin_failure: uint32.optional(),
+    enforcing_consecutive_local_origin_failure: uint32Percent.optional(),
+    enforcing_local_origin_success_rate: uint32Percent.optional(),
+    failure_percentage_threshold: uint32Percent.optional(),
+    enforcing_failure_percentage: uint32Percent.optional(),
+    enforcing_failure_percentage_local_origin: uint32Percent.optional(),
+    failure_percentage_minimum_hosts: uint32.optional(),
+    failure_percentage_request_volume: uint32.optional(),
+    max_ejection_time: outlierDuration.optional(),
+    max_ejection_time_jitter: duration.optional(),
+    successful_active_health_check_uneject_host: bool.optional(),
+    monitors: z.unknown().optional(),
+    always_eject_one_host: bool.optional(),
+  })
+  .superRefine((od, ctx) => {
+    // DetectorImpl::create (source/common/upstream/outlier_detection_impl.cc) refuses the cluster when
+    // max_ejection_time < base_ejection_time, both in whole ms; an unset max_ejection_time is
+    // max(300 s, base_ejection_time), so only an explicit one can be too small.
+    if (od.max_ejection_time === undefined) return;
+    if (!outlierReader(od.max_ejection_time).ok) return;
+    if (od.base_ejection_time !== undefined && !outlierReader(od.base_ejection_time).ok) return;
+    const base = od.base_ejection_time === undefined ? ENVOY_BASE_EJECTION_TIME_MS : envoyMs(od.base_ejection_time);
+    const max = envoyMs(od.max_ejection_time);
+    // @ko envoy-max-ejection-below-base
+    if (max < base) {
+      const baseText = od.base_ejection_time === undefined ? "30s (Envoy's default)" : od.base_ejection_time;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_ejection_time'],
+        message: `${od.max_ejection_time} is below base_ejection_time ${baseText} (${max} ms < ${base} ms): Envoy refuses the cluster (max_ejection_time cannot be smaller than base_ejection_time)`,
+      });
+    }
+  });
 
 const commonLbConfigSchema = message(
   [

@@ -2,7 +2,7 @@
 
 import { parseDuration } from '../../policy/core/duration.js';
 import { ENVOY_OUTLIER_FIELDS } from '../../policy/upstream/outlier-config.js';
-import { writePositiveProtoDuration, writeProtoDuration } from '../durations.js';
+import { writePositiveProtoDuration } from '../durations.js';
 import type { MeshWarning } from '../errors.js';
 import type { ExportEdge, ExportService } from '../export-policy.js';
 import { writeMeshRetryOn } from '../retry-on.js';
@@ -20,6 +20,18 @@ export function fqdn(service: string, namespace: string): string {
   return `${service}.${namespace}.svc.cluster.local`;
 }
 
+/** A positive duration Envoy reads as whole ms: under 1 ms it would be 0 (off or refused), so 1 ms, said so. */
+function positive(ms: number, where: string, field: string, warnings: MeshWarning[]): string {
+  if (ms < 1)
+    warnings.push({
+      kind: 'changed',
+      where,
+      field,
+      message: `Envoy reads durations as whole milliseconds: ${ms} ms would be 0 (off or refused); written as 1 ms`,
+    });
+  return writePositiveProtoDuration(ms);
+}
+
 function retryPolicy(
   edge: ExportEdge,
   conditions: readonly unknown[],
@@ -30,20 +42,21 @@ function retryPolicy(
   warnings.push(...on.warnings);
   const policy: Record<string, unknown> = { retry_on: on.tokens.join(','), num_retries: edge.attempts - 1 };
   // per_try_timeout "0s" would disable it; base_interval, max_interval: Envoy's duration.gt: {} (never "0s").
-  if (edge.perTryTimeoutMs !== null) policy.per_try_timeout = writePositiveProtoDuration(edge.perTryTimeoutMs);
+  if (edge.perTryTimeoutMs !== null)
+    policy.per_try_timeout = positive(edge.perTryTimeoutMs, edge.where, 'perTryTimeout', warnings);
   if (on.codes.length > 0) policy.retriable_status_codes = on.codes;
   policy.retry_back_off = {
-    base_interval: writePositiveProtoDuration(edge.backoff.baseMs),
-    max_interval: writePositiveProtoDuration(edge.backoff.maxMs),
+    base_interval: positive(edge.backoff.baseMs, edge.where, 'backoff.base', warnings),
+    max_interval: positive(edge.backoff.maxMs, edge.where, 'backoff.max', warnings),
   };
   if (edge.retryAfterMaxMs !== null) {
-    if (edge.retryAfterMaxMs < 1e-6) {
+    if (edge.retryAfterMaxMs < 1) {
       warnings.push({
         kind: 'changed',
         where: edge.where,
         field: 'maxRetryAfter',
         message:
-          'Envoy refuses a max_interval of 0s; 1 ns written: Retry-After counts whole seconds, so both take only a Retry-After of 0',
+          'Envoy refuses a max_interval of 0s and reads one under 1 ms as 1 ms; 1 ms written: Retry-After counts whole seconds, so both take only a Retry-After of 0',
       });
     }
     policy.rate_limited_retry_back_off = {
@@ -56,7 +69,12 @@ function retryPolicy(
 
 function routes(edge: ExportEdge, warnings: MeshWarning[]): Record<string, unknown>[] {
   const action = (conditions: readonly unknown[]) => {
-    const r: Record<string, unknown> = { cluster: edge.to, timeout: writeProtoDuration(edge.timeoutMs ?? 0) };
+    // A timeout under 1 ms would be read as 0 ms, no timeout at all: written as 1 ms.
+    const timeout =
+      edge.timeoutMs === null || edge.timeoutMs === 0
+        ? '0s'
+        : positive(edge.timeoutMs, edge.where, 'deadline', warnings);
+    const r: Record<string, unknown> = { cluster: edge.to, timeout };
     const policy = retryPolicy(edge, conditions, warnings);
     if (policy !== undefined) r.retry_policy = policy;
     return r;
@@ -108,7 +126,9 @@ function outlier(config: Record<string, unknown>, where: string, warnings: MeshW
       });
       continue;
     }
-    out[field] = OUTLIER_DURATIONS.has(key) ? writePositiveProtoDuration(parseDuration(value as never)) : value;
+    out[field] = OUTLIER_DURATIONS.has(key)
+      ? positive(parseDuration(value as never), where, `outlierDetection.${key}`, warnings)
+      : value;
   }
   return out;
 }

@@ -156,12 +156,12 @@ export function blocksFromPolicy(
         message:
           'connectionPool.http.maxRetries has no effect beside retryBudget (Envoy: the budget is the limit); not mapped',
       });
+    // An explicit percent, 0 included, is passed on as it is.
+    const min = budget.minRetryConcurrency ?? 0;
     const retryBudget = {
       percent: budget.percent ?? ISTIO_RETRY_BUDGET_PERCENT,
-      minConcurrency:
-        budget.minRetryConcurrency !== undefined && budget.minRetryConcurrency > 0
-          ? budget.minRetryConcurrency
-          : ISTIO_MIN_RETRY_CONCURRENCY,
+      // @ko istio-min-retry-concurrency-zero-is-default
+      minConcurrency: min > 0 ? min : ISTIO_MIN_RETRY_CONCURRENCY,
     };
     // @ko mesh-istio-budget-replaces-max-retries
     limits = { ...rest, retryBudget };

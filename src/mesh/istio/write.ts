@@ -1,7 +1,7 @@
 // Export to Istio: a VirtualService per callee (a route per caller), a DestinationRule per call, a Sidecar per limited service.
 
 import { DEFAULT_OUTLIER_DETECTION, validateOutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
-import { writeGoDuration } from '../durations.js';
+import { writeIstioDuration } from '../durations.js';
 import { ENVOY_BACKOFF_BASE_MS, ENVOY_BACKOFF_MAX_FACTOR, UINT32_MAX } from '../envoy/defaults.js';
 import { fqdn, IDEMPOTENT_METHODS_REGEX } from '../envoy/write.js';
 import type { MeshWarning } from '../errors.js';
@@ -17,6 +17,19 @@ const INT32_MAX = 2_147_483_647;
 const API = 'networking.istio.io/v1';
 
 /** Istio's int32 fields; 0 means "not set" to Istio (cluster_traffic_policy.go), so a 0 limit cannot be written. */
+/** A duration as Istio validates it (whole ms, at least 1 ms), with a warning when that changes it. */
+function istioDuration(ms: number, where: string, field: string, warnings: MeshWarning[]): string {
+  const written = writeIstioDuration(ms);
+  if (Math.max(1, Math.round(ms)) !== ms)
+    warnings.push({
+      kind: 'changed',
+      where,
+      field,
+      message: `Istio takes whole milliseconds, at least 1 ms (ValidateDuration); ${ms} ms written as ${written}`,
+    });
+  return written;
+}
+
 function int32Limit(value: number, where: string, field: string, warnings: MeshWarning[]): number | undefined {
   if (value >= UINT32_MAX) return undefined;
   if (value === 0) {
@@ -49,8 +62,10 @@ function retries(edge: ExportEdge, conditions: readonly unknown[], warnings: Mes
     retryOn: [...on.tokens.filter((t) => t !== 'retriable-status-codes'), ...on.codes.map(String)].join(','),
   };
   // Envoy's own base (25 ms) needs no field, and leaving it out keeps the file readable by Istio before 1.26.
-  if (edge.backoff.baseMs !== ENVOY_BACKOFF_BASE_MS) r.backoff = writeGoDuration(edge.backoff.baseMs);
-  if (edge.perTryTimeoutMs !== null) r.perTryTimeout = writeGoDuration(edge.perTryTimeoutMs);
+  if (edge.backoff.baseMs !== ENVOY_BACKOFF_BASE_MS)
+    r.backoff = istioDuration(edge.backoff.baseMs, edge.where, 'backoff', warnings);
+  if (edge.perTryTimeoutMs !== null)
+    r.perTryTimeout = istioDuration(edge.perTryTimeoutMs, edge.where, 'perTryTimeout', warnings);
   return r;
 }
 
@@ -62,7 +77,7 @@ function httpRoutes(edge: ExportEdge, namespace: string, warnings: MeshWarning[]
       route: [{ destination: { host: fqdn(edge.to, namespace) } }],
       retries: retries(edge, conditions, warnings),
     };
-    if (edge.timeoutMs !== null) route.timeout = writeGoDuration(edge.timeoutMs);
+    if (edge.timeoutMs !== null) route.timeout = istioDuration(edge.timeoutMs, edge.where, 'deadline', warnings);
     return route;
   };
   if (edge.attempts > 1 && edge.backoff.maxMs !== ENVOY_BACKOFF_MAX_FACTOR * edge.backoff.baseMs) {
@@ -110,8 +125,15 @@ function outlierDetection(edge: ExportEdge, warnings: MeshWarning[]): TrafficPol
       );
     od.consecutiveGatewayErrors = r.consecutiveGatewayFailure;
   }
-  if (config.interval !== undefined) od.interval = writeGoDuration(r.intervalMs);
-  if (config.baseEjectionTime !== undefined) od.baseEjectionTime = writeGoDuration(r.baseEjectionTimeMs);
+  if (config.interval !== undefined)
+    od.interval = istioDuration(r.intervalMs, edge.where, 'outlierDetection.interval', warnings);
+  if (config.baseEjectionTime !== undefined)
+    od.baseEjectionTime = istioDuration(
+      r.baseEjectionTimeMs,
+      edge.where,
+      'outlierDetection.baseEjectionTime',
+      warnings,
+    );
   if (config.maxEjectionPercent !== undefined) {
     if (r.maxEjectionPercent === 0)
       warn('changed', 'maxEjectionPercent', 'Istio reads 0 as "not set" (10 %); written as 1 %');

@@ -82,10 +82,35 @@ describe('lint rules', () => {
     const budget = { ...plain, budget: { kind: 'ratio', ratio: 0.1 } };
     const r = lintModel(chain([edge('a', 'b', budget), edge('b', 'c', budget)]));
     expect(r.amplification.c).toBeCloseTo(1.21, 10);
-    const percent = { ...plain, budget: { kind: 'percent', percent: 20 } };
+    // A percent budget without a floor (minConcurrency 0) binds at any load.
+    const percent = { ...plain, budget: { kind: 'percent', percent: 20, minConcurrency: 0 } };
     expect(lintModel(chain([edge('a', 'b', percent)])).amplification.b).toBeCloseTo(1.2, 10);
     const bucket = { ...plain, budget: { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 } };
     expect(lintModel(chain([edge('a', 'b', bucket)])).amplification.b).toBeCloseTo(1.1, 10);
+  });
+
+  it("counts a percent budget's min_retry_concurrency: below min ÷ percent in flight the budget does not bind", () => {
+    // Envoy's retry_budget admits max(percent × requests in flight, min_retry_concurrency) retries at once: with as
+    // few requests in flight as the floor, every retry passes, so the worst case is still R^d.
+    const envoyDefault = { ...plain, budget: { kind: 'percent', percent: 20 } }; // minConcurrency 3
+    const report = lintModel(chain([edge('a', 'b', envoyDefault), edge('b', 'c', envoyDefault)]));
+    expect(report.amplification).toEqual({ a: 1, b: 3, c: 9 });
+    const amp = report.findings.find((f) => f.rule === 'amplification' && f.message.startsWith('c '));
+    expect(amp?.severity).toBe('error');
+    expect(amp?.message).toContain('c gets 9× attempts per user request in the worst case');
+    expect(amp?.message).toContain(
+      'the retry budget does not cap that: below 15 requests in flight (3 ÷ 20 %) it still admits 3 retries at once, so with 3 or fewer in flight every retry passes; 1.44× under load',
+    );
+    // The same floor as limits.retryBudget (Envoy's cluster budget beside a retry policy without one).
+    const limits = { limits: { retryBudget: { percent: 25, minConcurrency: 5 } } };
+    const viaLimits = lintModel(chain([edge('a', 'b', plain, limits), edge('b', 'c', plain, limits)]));
+    expect(viaLimits.amplification.c).toBe(9);
+    expect(viaLimits.findings.find((f) => f.message.startsWith('c '))?.message).toContain(
+      'below 20 requests in flight (5 ÷ 25 %)',
+    );
+    // A token bucket has no such floor: 1 + tokenRatio per layer.
+    const bucket = { ...plain, budget: { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.1 } };
+    expect(lintModel(chain([edge('a', 'b', bucket), edge('b', 'c', bucket)])).amplification.c).toBeCloseTo(1.21, 10);
   });
 
   it('applies the one-layer rule to a Seawall hop reached from another Seawall hop', () => {

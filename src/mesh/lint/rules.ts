@@ -1,6 +1,6 @@
 // `seawall lint`: worst-case amplification along every call path and the retry settings that cause storms.
 
-import { type BudgetConfig, DEFAULT_BUDGET_PERCENT } from '../../policy/retry/budget.js';
+import { type BudgetConfig, DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../../policy/retry/budget.js';
 import { REPLAY_SAFE_5XX } from '../../policy/retry/classify.js';
 import { DEFAULT_RETRY_RATIO } from '../../policy/retry/ratio-budget.js';
 import { retriesAtOneLayer } from '../../policy/retry/retry-call.js';
@@ -43,8 +43,30 @@ interface Resolved {
   config: ResolvedRetryConfig | null;
   /** Attempts one call may make when it retries (1 for a call that never retries). */
   attempts: number;
-  /** Budget share B: a budgeted layer sends at most 1 + B attempts per call; null without a budget. */
+  /** Budget share B: a budgeted layer sends at most 1 + B attempts per call under load; null without a budget. */
   budget: number | null;
+  /** A percent budget's min_retry_concurrency when ≥ 1 (it admits that many retries at once at any load); else null. */
+  floor: { minConcurrency: number; percent: number } | null;
+}
+
+/**
+ * The floor of a percent budget (Envoy's retry_budget, Seawall's percent budget, limits.retryBudget): retries in flight
+ * may reach max(percent × requests in flight, min_retry_concurrency), so with few requests in flight the budget does
+ * not bind and every retry passes.
+ */
+export function budgetFloor(budget: BudgetConfig | null, limits: unknown): Resolved['floor'] {
+  let percent: number;
+  let minConcurrency: number;
+  if (budget !== null && budget.kind !== 'none') {
+    if (budget.kind !== 'percent') return null;
+    percent = budget.percent ?? DEFAULT_BUDGET_PERCENT;
+    minConcurrency = budget.minConcurrency ?? DEFAULT_MIN_RETRY_CONCURRENCY;
+  } else {
+    const resolved = limits === undefined ? undefined : validateConcurrencyBreakerConfig(limits, '', []);
+    if (!resolved?.retryBudget) return null;
+    ({ percent, minConcurrency } = resolved.retryBudget);
+  }
+  return minConcurrency >= 1 ? { minConcurrency, percent } : null;
 }
 
 /** B of a budget: token bucket tokenRatio (gRPC A6), Envoy percent / 100, ratio budget's ratio. */
@@ -59,7 +81,7 @@ export function budgetShare(budget: BudgetConfig | null, limits: unknown): numbe
 }
 
 function resolveEdge(edge: LintEdge): Resolved {
-  if (edge.retry === null) return { edge, config: null, attempts: 1, budget: null };
+  if (edge.retry === null) return { edge, config: null, attempts: 1, budget: null, floor: null };
   const config = validateRetryConfig(edge.retry).config ?? null;
   if (config === null) throw new MeshError([`${edge.path}: not a valid retry policy`]);
   return {
@@ -67,16 +89,34 @@ function resolveEdge(edge: LintEdge): Resolved {
     config,
     attempts: effectiveAttempts(config),
     budget: budgetShare(config.budget, edge.limits),
+    floor: budgetFloor(config.budget, edge.limits),
   };
 }
 
-/** Attempts per call on this edge, given whether the caller is handling a request from another Seawall hop. */
-function factor(r: Resolved, fromSeawallHop: boolean): number {
+/**
+ * Attempts per call on this edge, given whether the caller is handling a request from another Seawall hop: the worst
+ * case, and under load (where a budget binds).
+ */
+function factor(r: Resolved, fromSeawallHop: boolean): { worst: number; load: number } {
   const e = r.edge;
   // The one-layer rule (docs/hops.md): a Seawall call inside a request from a Seawall hop tries once.
-  if (e.seawall && retriesAtOneLayer(fromSeawallHop, e.oneLayer, e.ownership)) return 1;
-  if (r.attempts <= 1) return 1;
-  return r.budget === null ? r.attempts : Math.min(r.attempts, 1 + r.budget);
+  if (e.seawall && retriesAtOneLayer(fromSeawallHop, e.oneLayer, e.ownership)) return { worst: 1, load: 1 };
+  if (r.attempts <= 1) return { worst: 1, load: 1 };
+  const load = r.budget === null ? r.attempts : Math.min(r.attempts, 1 + r.budget);
+  // A percent budget's min_retry_concurrency admits that many retries at once however few requests are in flight:
+  // with that few in flight every retry passes, so the worst case is the attempts themselves.
+  // @ko lint-budget-floor-worst-case
+  return { worst: r.floor === null ? load : r.attempts, load };
+}
+
+/** Where a percent budget does not bind: "below 15 requests in flight (3 ÷ 20 %) it still admits 3 retries at once". */
+function floorText(floor: NonNullable<Resolved['floor']>): string {
+  const { minConcurrency: min, percent } = floor;
+  const where =
+    percent <= 0
+      ? `at ${fmt(percent)} %`
+      : `below ${fmt(min / (percent / 100))} requests in flight (${min} ÷ ${fmt(percent)} %)`;
+  return `${where} it still admits ${min} retries at once, so with ${min} or fewer in flight every retry passes`;
 }
 
 function fmt(x: number): string {
@@ -86,6 +126,8 @@ function fmt(x: number): string {
 interface Step {
   edge: Resolved;
   factor: number;
+  /** The factor under load, where every budget binds. */
+  load: number;
 }
 
 /** Lints one variant (or one mesh file). */
@@ -109,10 +151,10 @@ export function lintModel(model: LintModel): LintReport {
         if (++steps > MAX_PATH_STEPS)
           throw new MeshError([`${model.file}: more than ${MAX_PATH_STEPS} call-path steps; too many paths to lint`]);
         if (onPath.has(r.edge.to)) continue;
-        const f = factor(r, fromSeawallHop);
+        const { worst: f, load } = factor(r, fromSeawallHop);
         // @ko lint-amplification-multiplies
         const total = product * f;
-        const step = { edge: r, factor: f };
+        const step = { edge: r, factor: f, load };
         const next = [...path, step];
         totals.set(r.edge.to, (totals.get(r.edge.to) ?? 0) + total);
         const best = worstPath.get(r.edge.to);
@@ -134,11 +176,23 @@ export function lintModel(model: LintModel): LintReport {
     if (path === undefined || total <= AMPLIFICATION_WARNING) continue;
     const chain = path.steps.map((s) => `${s.edge.edge.from} -> ${s.edge.edge.to} ${fmt(s.factor)}`).join(' × ');
     const last = path.steps[path.steps.length - 1] as Step;
+    const floors = [
+      ...new Set(
+        path.steps
+          .filter((s) => s.edge.floor !== null && s.factor > s.load)
+          .map((s) => floorText(s.edge.floor as never)),
+      ),
+    ];
+    const underLoad = path.steps.reduce((x, s) => x * s.load, 1);
+    const budgetNote =
+      floors.length === 0
+        ? ''
+        : `; the retry budget does not cap that: ${floors.join('; ')}; ${fmt(underLoad)}× under load`;
     add(
       total > AMPLIFICATION_ERROR ? 'error' : 'warning',
       'amplification',
       last.edge.edge.path,
-      `${service} gets ${fmt(total)}× attempts per user request in the worst case (${chain})`,
+      `${service} gets ${fmt(total)}× attempts per user request in the worst case (${chain})${budgetNote}`,
       'retry at one layer (a Seawall hop below another makes one attempt; in a mesh, retries only at the edge) and give that layer a budget (token-bucket 10 / 0.1, or Envoy retry_budget)',
     );
   }

@@ -11,6 +11,7 @@ import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
+import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
@@ -363,6 +364,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...DRIVER_KNOCKOUTS,
   ...LAB_KNOCKOUTS,
   ...SURFACE_KNOCKOUTS,
+  ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
