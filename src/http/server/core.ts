@@ -295,6 +295,26 @@ export class ServerGate {
     }
   }
 
+  /**
+   * A queued request was given a worker, but its connection was gone before its handler could start: the worker
+   * goes back and the request counts as cancelled in the queue (never as started). No-op unless it holds a worker.
+   */
+  abandon(request: InboundRequest): void {
+    if (request.state !== RUNNING) return;
+    request.state = DONE;
+    request.clearTimer();
+    if (cancelChannel.hasSubscribers) {
+      cancelChannel.publish({
+        service: this.options.name,
+        deadlineMs: request.deadlineMs,
+        stage: 'queued',
+      } satisfies CancelEvent);
+    }
+    request.abort('gone');
+    this.shedder.abandon();
+    this.drain();
+  }
+
   /** Adapters report an admitted request answered with a 5xx. */
   countHandler5xx(): void {
     this.handler5xx++;

@@ -173,9 +173,11 @@ class NodeExchange implements Resumer, ExchangeEnd {
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
     if (refusal !== null) writeRefusal(this.res, refusal);
-    else if (connectionLost(this.req))
-      this.exchangeOver(); // nobody to run it for: release the slot at once
-    else this.run();
+    else if (connectionLost(this.req)) {
+      // Nobody to run it for: the slot goes back at once, and the request never counts as started.
+      this.gate.abandon(this.request);
+      this.exchangeOver();
+    } else this.run();
   }
 
   /** Runs the handler (the request's context is current). Never throws. */

@@ -213,6 +213,18 @@ describe('LoadShedder cancel', () => {
     expect(s.stats().cancelled).toBe(1);
   });
 
+  it('abandon: a dequeued item whose client is gone gives its worker back and counts as cancelled, not started', () => {
+    const s = shedder({ workers: 1, queueLimit: 2 }); // busy0 runs
+    s.admit(0, null, 'a');
+    s.onFinish();
+    expect(s.dequeue(1)?.item).toBe('a');
+    s.abandon();
+    expect(s.running).toBe(0);
+    const st = s.stats();
+    expect([st.started, st.cancelled, st.completed]).toEqual([1, 1, 1]); // busy0 started and completed; a cancelled
+    expect(() => s.abandon()).toThrow(/no request running/);
+  });
+
   it("returns false for another shedder's ticket", () => {
     const one = shedder({ workers: 1 });
     const two = shedder({ workers: 1 });

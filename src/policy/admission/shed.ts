@@ -286,6 +286,18 @@ export class LoadShedder<T> {
     this.completed++;
   }
 
+  /**
+   * Takes back the worker dequeue() just gave an item whose client turned out to be gone before it ran: counted as
+   * cancelled (it left the queue unserved), not as started. Throws if none is running.
+   */
+  abandon(): void {
+    if (this.runningNow === 0) throw new Error('LoadShedder.abandon() called with no request running');
+    this.runningNow--;
+    // @ko shed-abandon-not-started
+    this.started--;
+    this.cancelled++;
+  }
+
   /** Removes a queued item whose client is gone; false if it is no longer queued (served, dropped, cancelled). */
   cancel(ticket: QueueTicket<T>): boolean {
     // @eq shed-ticket-instanceof-shedticket-ticket

@@ -28,6 +28,14 @@ export const KNOCKOUTS: Knockout[] = [
     tests: ['src/policy/admission/shed.property.test.ts'],
   },
   {
+    id: 'shed-abandon-not-started',
+    mechanism: 'a queued request whose connection died before its handler started counts as cancelled, not started',
+    mark: 'shed-abandon-not-started',
+    find: 'this.started--;',
+    replace: 'void 0;',
+    tests: ['src/policy/admission/shed.test.ts'],
+  },
+  {
     id: 'shed-drop-on-arrival',
     mechanism: 'work that arrives already expired is answered 504 at once',
     mark: 'shed-drop-on-arrival',

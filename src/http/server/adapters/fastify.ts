@@ -94,9 +94,11 @@ class FastifyExchange implements Resumer, ExchangeEnd {
 
   resume(_request: InboundRequest, refusal: Refusal | null): void {
     if (refusal !== null) sendRefusal(this.reply, refusal);
-    else if (connectionLost(this.req))
-      this.exchangeOver(); // nobody to run it for: release the slot at once
-    else continueLifecycle(this.request, this.headers, this.done);
+    else if (connectionLost(this.req)) {
+      // Nobody to run it for: the slot goes back at once, and the request never counts as started.
+      this.gate.abandon(this.request);
+      this.exchangeOver();
+    } else continueLifecycle(this.request, this.headers, this.done);
   }
 }
 
