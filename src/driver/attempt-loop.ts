@@ -9,14 +9,16 @@ import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { monotonicNowMs } from './clock.js';
 import type { SeawallContext } from './context.js';
 import { AttemptTimeoutError, SeawallError } from './errors.js';
-import { type ClientKind, isGiveUp } from './events.js';
-import type { CallRequest, ClientSettings, SeawallClientOptions } from './options.js';
+import { describeThrown, isGiveUp } from './events.js';
+import type { CallRequest } from './options.js';
 import { ABORTED } from './outcome.js';
-import { type AttemptTrace, type ClientTelemetry, TelemetrySource } from './telemetry.js';
+import type { SeawallClient } from './seawall-client.js';
+import type { AttemptTrace, ClientTelemetry } from './telemetry.js';
 import { routedUrl } from './traits.js';
 import type { CallAdmission, UpstreamRefusal } from './upstream/scopes.js';
 
 export { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
+export { SeawallClient } from './seawall-client.js';
 
 const TIMEOUT: Outcome = { kind: 'timeout' };
 /** A per-try timeout that fired before the request was sent (the policy decides what that means: classify.ts). */
@@ -24,27 +26,6 @@ const TIMEOUT_BEFORE_REQUEST: Outcome = { kind: 'timeout', stage: 'before-reques
 const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 /** A local limit refused the attempt before any I/O (upstream.ts). */
 const SHED_LOCALLY: Outcome = { kind: 'shed-locally' };
-
-/** The last response still goes to the caller with rejectOnGiveUp unless Seawall gave up on it (policy isGiveUp). */
-function deliverable(reason: StopReason, rejectOnGiveUp: boolean): boolean {
-  return !rejectOnGiveUp || (reason !== 'aborted' && !isGiveUp(reason));
-}
-
-/** Settings plus telemetry: one per createFetch / retryInterceptor / createExecutor. */
-export class SeawallClient {
-  readonly telemetry: TelemetrySource;
-  /** Hooks that threw already (each is reported once). */
-  readonly hooksWarned = new Set<string>();
-
-  constructor(
-    readonly settings: ClientSettings,
-    telemetryOptions: SeawallClientOptions['telemetry'],
-    /** The driver, as events name it. */
-    readonly kind: ClientKind = 'fetch',
-  ) {
-    this.telemetry = new TelemetrySource(telemetryOptions, settings.policy, settings.upstreams);
-  }
-}
 
 /** setTimeout's longest delay (24.8 days): past it Node fires after 1 ms (a deadline 40 days out timed out at once). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -234,7 +215,13 @@ export class CallRunner<P> implements AbortWaiter {
     const now = Date.now();
     const call = this.call as RetryCall;
     // What follows an outcome is the guard pipeline's one step (policy/upstream/pipeline.ts); without guards, the policy's.
-    const waitMs = this.admission?.afterOutcome(call, outcome, monotonicNowMs(), now) ?? call.onOutcomeMs(outcome, now);
+    let waitMs: number;
+    try {
+      waitMs = this.admission?.afterOutcome(call, outcome, monotonicNowMs(), now) ?? call.onOutcomeMs(outcome, now);
+    } catch (fault) {
+      // @ko client-decision-fault-contained
+      return this.fault(attempt, outcome, payload, fault);
+    }
     if (waitMs === RETRY_REFUSED) return this.refuseRetry(payload);
     if (waitMs < 0) return this.finish(call.stopReason as StopReason, payload);
     if (payload !== undefined) this.transport.discard(payload);
@@ -269,6 +256,21 @@ export class CallRunner<P> implements AbortWaiter {
   private refuseRetry(payload: P | undefined): boolean {
     this.retryRefused = true;
     return this.finish((this.call as RetryCall).stopReason as StopReason, payload);
+  }
+
+  /**
+   * Deciding on an outcome threw (one the policy could not read; drivers check theirs, this is the last line): the call
+   * still ends once, in the policy (aborted: `active` returns to 0) and for the caller, with a TypeError saying so.
+   */
+  private fault(attempt: number, outcome: Outcome, payload: P | undefined, fault: unknown): boolean {
+    this.lastError = fault;
+    (this.call as RetryCall).abort(Date.now());
+    this.end();
+    if (payload !== undefined) this.transport.discard(payload);
+    const why = describeThrown(fault);
+    const message = `seawall: the outcome of attempt ${attempt} (${outcome.kind}) could not be read: ${why}`;
+    this.transport.fail(new TypeError(message, { cause: fault }));
+    return false;
   }
 
   private endTrace(outcome: Outcome, status: number | null, error: unknown): void {
@@ -358,7 +360,8 @@ export class CallRunner<P> implements AbortWaiter {
     }
     if (payload !== undefined) {
       const rejectOnGiveUp = this.client.settings.rejectOnGiveUp;
-      if (deliverable(reason, rejectOnGiveUp) && !(rejectOnGiveUp && this.retryRefused)) {
+      // With rejectOnGiveUp the last response goes to the caller only when Seawall did not give up on it.
+      if (!rejectOnGiveUp || (reason !== 'aborted' && !isGiveUp(reason) && !this.retryRefused)) {
         this.transport.deliver(payload);
         return true;
       }

@@ -132,7 +132,7 @@ export const cancelChannel = diagnostics.channel(SEAWALL_CHANNELS.cancel);
 export { isGiveUp } from '../policy/core/types.js';
 
 /** What a hook threw, as text, whatever it threw (an object String() cannot convert must not escape the catch). */
-function describeThrown(error: unknown): string {
+export function describeThrown(error: unknown): string {
   try {
     return error instanceof Error ? String(error.message) : String(error);
   } catch {

@@ -16,6 +16,46 @@ const CONNECT_FAILURE_CODES = new Set([
   'SEAWALL_CONNECT_ABANDONED', // a connection closed by Seawall while still connecting (connector.ts)
 ]);
 
+/** Certificate verification failures (OpenSSL's X509_V_ERR_* as node names them): they happen only in a handshake. */
+const CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_CRL',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CRL_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'INVALID_CA',
+  'INVALID_PURPOSE',
+  'PATH_LENGTH_EXCEEDED',
+  'HOSTNAME_MISMATCH',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'EPROTO', // "write EPROTO ... SSL routines": an OpenSSL error on the handshake's write (older nodes)
+]);
+
+/** Node's ECONNRESET when the peer closed the socket during the handshake (_tls_wrap.js onConnectEnd). */
+const CLOSED_IN_HANDSHAKE = 'before secure TLS connection was established';
+
+/**
+ * Did the TLS handshake fail (the connection never became usable, so the server never saw a request)? Node's TLS and
+ * OpenSSL errors (`ERR_SSL_*`, `ERR_TLS_*`, `ERR_TLS_CERT_ALTNAME_INVALID`), certificate verification (`CERT_*`,
+ * `DEPTH_ZERO_SELF_SIGNED_CERT`, ...), EPROTO, and the peer closing the socket mid-handshake. Envoy counts a failed
+ * handshake as a connect failure (`upstream_cx_connect_fail`, a local-origin failure for outlier detection): so does
+ * every Seawall driver, through this one rule.
+ */
+export function isHandshakeFailure(code: string, message: string): boolean {
+  return (
+    code.startsWith('ERR_SSL_') ||
+    code.startsWith('ERR_TLS_') ||
+    code.startsWith('CERT_') ||
+    CERTIFICATE_CODES.has(code) ||
+    (code === 'ECONNRESET' && message.includes(CLOSED_IN_HANDSHAKE))
+  );
+}
+
 /**
  * The connection (or HTTP/2 stream) broke while the request was in flight: socket errors, undici's "informational"
  * transport errors (HTTP/2 stream closed early, GOAWAY, a socket reset for reuse), node's HTTP/2 stream errors.
@@ -94,12 +134,20 @@ export type AttemptProgress = typeof UNSENT | typeof SENT | typeof RESPONDING;
 /**
  * The outcome of an attempt that failed with `error`. A connect error after the response began cannot be one; a
  * reset is `before-request` only when the request provably was not written (replaying a POST is safe then), else the
- * server may have acted on it (semantics.md §7).
+ * server may have acted on it (semantics.md §7). `onConnection`: the driver knows the attempt got an established
+ * connection (past any TLS handshake); drivers that cannot tell (fetch) leave it false.
  */
-export function outcomeOfError(error: unknown, progress: AttemptProgress): Outcome {
+export function outcomeOfError(error: unknown, progress: AttemptProgress, onConnection = false): Outcome {
   const coded = codedError(error);
   if (coded !== undefined) {
     const code = coded.code;
+    // A failed TLS handshake is a failed connect: never sent, safe to send again elsewhere. `onConnection`: the driver
+    // saw the request put on an established connection (undici's onConnect), so a TLS error came after the handshake.
+    // @ko tls-handshake-connect-failure
+    if (isHandshakeFailure(code, coded.message)) {
+      if (onConnection) return resetAt(progress === UNSENT ? SENT : progress);
+      return progress === RESPONDING ? RESET_MID_RESPONSE : CONNECT_FAILURE;
+    }
     if (RESET_CODES.has(code)) {
       // A refused stream was never processed, whatever the driver could see of the request's bytes.
       if (progress !== RESPONDING && coded.message.includes(REFUSED_STREAM)) return RESET_BEFORE_REQUEST;

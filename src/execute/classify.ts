@@ -1,7 +1,7 @@
 // execute()'s classifier: what an attempt threw or returned, as the policy's Outcome (the policy then decides).
 
 import { outcomeOfError, SENT } from '../driver/outcome.js';
-import type { Outcome } from '../policy/core/types.js';
+import type { HeaderValue, Outcome, ResetStage } from '../policy/core/types.js';
 
 /** How one attempt of execute() ended: it threw `error`, or returned `value`. */
 export type Attempted<T> =
@@ -28,6 +28,19 @@ const SUCCESS: Outcome = { kind: 'response', status: 200 };
 const RETRY: Outcome = { kind: 'response', status: 503 };
 const FAIL: Outcome = { kind: 'local-error' };
 const TIMEOUT: Outcome = { kind: 'timeout' };
+
+/** What each checked field of an Outcome verdict must be (the error names it). */
+const FIELD_EXPECTED: Readonly<Record<string, string>> = {
+  kind: "one of 'response', 'connect-failure', 'reset', 'timeout', 'aborted', 'shed-locally', 'local-error'",
+  status: 'an integer status from 100 to 599',
+  retryAfter: 'a header value (a string or a list of strings), as a Retry-After header carries it',
+  retryAfterMs:
+    "a header value (a string such as '100', or a list of strings); for a wait in ms return { retryAfterMs: 100 } without kind",
+  pushbackMs: 'a header value (a string or a list of strings), as grpc-retry-pushback-ms carries it',
+  claim: "'claimed', 'criteria-met', 'unclaimed', 'absent' or undefined",
+  stage:
+    "'before-request', 'after-request' or 'mid-response' for a reset ('before-request' for a timeout), or undefined",
+};
 
 const OUTCOME_KINDS: ReadonlySet<string> = new Set([
   'response',
@@ -62,14 +75,8 @@ export function verdictOutcome(verdict: ExecuteVerdict): Outcome {
   if (verdict === 'retry') return RETRY;
   if (verdict === 'fail') return FAIL;
   if (typeof verdict === 'object' && verdict !== null) {
-    if ('kind' in verdict) {
-      if (!OUTCOME_KINDS.has(verdict.kind)) throw badVerdict(verdict);
-      if (verdict.kind === 'response') {
-        const status = verdict.status;
-        if (!Number.isInteger(status) || status < 100 || status > 599) throw badVerdict(verdict);
-      }
-      return verdict;
-    }
+    // @ko execute-verdict-checked
+    if ('kind' in verdict) return checkedOutcome(verdict);
     const ms = (verdict as { retryAfterMs: unknown }).retryAfterMs;
     if (typeof ms === 'number' && Number.isFinite(ms) && ms >= 0) {
       return { kind: 'response', status: 503, retryAfterMs: String(Math.ceil(ms)) };
@@ -78,7 +85,57 @@ export function verdictOutcome(verdict: ExecuteVerdict): Outcome {
   throw badVerdict(verdict);
 }
 
-function badVerdict(verdict: unknown): TypeError {
+/** A header value as drivers hand it on: a string, a list of strings, or absent. */
+function isHeaderValue(value: unknown): value is HeaderValue {
+  if (value === undefined || value === null || typeof value === 'string') return true;
+  return Array.isArray(value) && value.every((line) => typeof line === 'string');
+}
+
+const CLAIMS: ReadonlySet<unknown> = new Set(['claimed', 'criteria-met', 'unclaimed', 'absent', undefined]);
+const RESET_STAGES: ReadonlySet<unknown> = new Set(['before-request', 'after-request', 'mid-response', undefined]);
+
+/**
+ * An Outcome verdict, checked field by field and copied (the policy reads only what was checked; a getter is read
+ * once): a TypeError naming the field for anything the policy would misread or throw on (`retryAfterMs: 100` is a
+ * header value, so a string: `{ retryAfterMs: 100 }` without `kind` is the verdict that waits 100 ms).
+ */
+function checkedOutcome(verdict: Outcome): Outcome {
+  const kind: unknown = verdict.kind;
+  if (typeof kind !== 'string' || !OUTCOME_KINDS.has(kind)) throw badVerdict(verdict, 'kind');
+  if (kind === 'response') {
+    const { status, retryAfter, retryAfterMs, pushbackMs, claim } = verdict as Extract<Outcome, { kind: 'response' }>;
+    if (!Number.isInteger(status) || status < 100 || status > 599) throw badVerdict(verdict, 'status');
+    if (!isHeaderValue(retryAfter)) throw badVerdict(verdict, 'retryAfter');
+    if (!isHeaderValue(retryAfterMs)) throw badVerdict(verdict, 'retryAfterMs');
+    if (!isHeaderValue(pushbackMs)) throw badVerdict(verdict, 'pushbackMs');
+    if (!CLAIMS.has(claim)) throw badVerdict(verdict, 'claim');
+    const outcome: Outcome = { kind, status };
+    if (retryAfter != null) outcome.retryAfter = retryAfter;
+    if (retryAfterMs != null) outcome.retryAfterMs = retryAfterMs;
+    if (pushbackMs != null) outcome.pushbackMs = pushbackMs;
+    if (claim !== undefined) outcome.claim = claim;
+    return outcome;
+  }
+  if (kind === 'reset') {
+    const stage = (verdict as { stage?: unknown }).stage;
+    if (!RESET_STAGES.has(stage)) throw badVerdict(verdict, 'stage');
+    return stage === undefined ? { kind } : { kind, stage: stage as ResetStage };
+  }
+  if (kind === 'timeout') {
+    const stage = (verdict as { stage?: unknown }).stage;
+    if (stage !== undefined && stage !== 'before-request') throw badVerdict(verdict, 'stage');
+    return stage === undefined ? { kind } : { kind, stage };
+  }
+  return { kind } as Outcome;
+}
+
+function badVerdict(verdict: unknown, field?: string): TypeError {
+  if (field !== undefined) {
+    const expected = FIELD_EXPECTED[field] ?? '';
+    return new TypeError(
+      `seawall: the execute classifier returned ${describe(verdict)}; its ${field} must be ${expected}`,
+    );
+  }
   return new TypeError(
     `seawall: the execute classifier returned ${describe(verdict)}; expected 'success', 'retry', 'fail', { retryAfterMs: n >= 0 }, an Outcome such as { kind: 'reset' }, or undefined`,
   );

@@ -79,6 +79,33 @@ function linkBody(response: Response, signal: AbortSignal, controller: AbortCont
 /** An absolute http: or https: URL (what the endpoint mapping can take the path and query of). */
 const ABSOLUTE_HTTP_URL = /^https?:\/\//i;
 
+const LOCAL_ERROR: Outcome = { kind: 'local-error' };
+
+/** A value for an error message: null, undefined, a primitive's type and text, or an object's tag. */
+function shown(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (typeof value !== 'object') return `${typeof value} ${String(value).slice(0, 40)}`;
+  return `an object ${Object.prototype.toString.call(value)}`;
+}
+
+/**
+ * Why what the base fetch resolved to is not a Response the drivers can read (null when it is one): an object with an
+ * integer status from 200 to 599 (a Response has no other; Response.error()'s 0 is a network error), headers with get(),
+ * and a body that is null or a stream. Any Response class passes (undici's own, another realm's).
+ */
+function notAResponse(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null) return shown(value);
+  const { status, headers, body } = value as { status?: unknown; headers?: { get?: unknown }; body?: unknown };
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) {
+    return `${shown(value)} whose status is ${typeof status === 'number' ? status : typeof status}`;
+  }
+  if (typeof headers?.get !== 'function') return `${shown(value)} without headers.get()`;
+  if (body !== null && typeof (body as { getReader?: unknown } | undefined)?.getReader !== 'function') {
+    return `${shown(value)} whose body is neither null nor a ReadableStream`;
+  }
+  return null;
+}
+
 /** Statuses whose Response must have a null body (Fetch standard). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -218,8 +245,9 @@ class FetchCall implements AttemptTransport<Response> {
     }
     const merged = headers === NO_HEADERS ? this.headers : mergeFetchHeaders(this.headers, headers);
     const init = attemptInit(this.init, merged as RequestInit['headers'], signal);
-    this.base(target === undefined ? this.input : this.routed(target), init).then(
-      (response) => this.onResponse(attempt, response),
+    // Promise.resolve: a fetch that returns a non-promise (null, a Response) is read as if it had resolved to it.
+    Promise.resolve(this.base(target === undefined ? this.input : this.routed(target), init)).then(
+      (response: unknown) => this.onResponse(attempt, response),
       (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, SENT), undefined, error),
     );
   }
@@ -233,7 +261,24 @@ class FetchCall implements AttemptTransport<Response> {
     return typeof input === 'string' || input instanceof URL ? routed : new Request(routed, input);
   }
 
-  private onResponse(attempt: number, response: Response): void {
+  /** What the base fetch resolved to; anything thrown reading it ends the attempt as a local error (never escapes). */
+  private onResponse(attempt: number, result: unknown): void {
+    try {
+      const problem = notAResponse(result);
+      if (problem !== null) {
+        const error = new TypeError(`seawall: createFetch's fetch option resolved to ${problem}; expected a Response`);
+        // @ko fetch-result-checked
+        this.runner.settle(attempt, LOCAL_ERROR, undefined, error);
+        return;
+      }
+      this.onValidResponse(attempt, result as Response);
+    } catch (error) {
+      // @ko fetch-result-contained
+      this.runner.settle(attempt, LOCAL_ERROR, undefined, error); // ignored if the attempt was settled already
+    }
+  }
+
+  private onValidResponse(attempt: number, response: Response): void {
     if (!this.runner.isCurrent(attempt)) {
       response.body?.cancel().catch(noop); // a response that lost the race with its timeout
       return;
@@ -245,12 +290,14 @@ class FetchCall implements AttemptTransport<Response> {
       return;
     }
     response.arrayBuffer().then(
-      (body) =>
-        this.runner.settle(
-          attempt,
-          responseOutcome(response, this.runner.trustClaims),
-          bufferedResponse(response, body),
-        ),
+      (body) => {
+        try {
+          const outcome = responseOutcome(response, this.runner.trustClaims);
+          this.runner.settle(attempt, outcome, bufferedResponse(response, body));
+        } catch (error) {
+          this.runner.settle(attempt, LOCAL_ERROR, undefined, error);
+        }
+      },
       (error: unknown) => this.runner.settle(attempt, outcomeOfError(error, RESPONDING), undefined, error),
     );
   }

@@ -25,6 +25,7 @@ export const DRAINING = 3; // discarded: read and dropped so the connection can 
 export const DONE = 4; // finished, or cancelled: later events are ignored
 
 const NO_RAW_HEADERS: RawHeaders = [];
+const LOCAL_ERROR: Outcome = { kind: 'local-error' };
 function ignoreResume(): void {}
 
 /** `trustClaims`: believe the response's claim headers (a callee inside the trust boundary). */
@@ -76,6 +77,12 @@ export class AttemptHandler implements SocketWatcher {
   onHeaders(status: number, rawHeaders: RawHeaders, resume: () => void, statusMessage?: string): boolean {
     this.resume = resume;
     if (this.mode !== PENDING) return true; // draining or done: read on so the connection can be reused
+    // What the dispatcher below reported is checked before anything reads it (a custom dispatch may report anything).
+    // @ko undici-result-checked
+    if (!Number.isInteger(status) || status < 100 || status > 599 || !Array.isArray(rawHeaders)) {
+      this.refuseResult(status, rawHeaders);
+      return false;
+    }
     if (status < 200) {
       this.call.sink.informational(status, rawHeaders, resume, statusMessage ?? ''); // 1xx: informational
       return true;
@@ -133,8 +140,18 @@ export class AttemptHandler implements SocketWatcher {
       // Before onConnect the request was on no connection; outcomeOfError still wants the connect itself to have failed
       // (syscall) before it calls a reset safe to replay: a dispatcher below might not report onConnect.
       const progress = mode === BUFFERING ? RESPONDING : this.connected ? SENT : UNSENT;
-      this.call.runner.settle(this.attempt, outcomeOfError(error, progress), undefined, error);
+      this.call.runner.settle(this.attempt, outcomeOfError(error, progress, this.connected), undefined, error);
     }
+  }
+
+  /** The dispatcher below reported a head no response has: the attempt ends as a local error, its transfer aborted. */
+  private refuseResult(status: unknown, rawHeaders: unknown): void {
+    const shape = rawHeaders === null ? 'null' : typeof rawHeaders;
+    const error = new TypeError(
+      `seawall: the dispatcher below retryInterceptor reported status ${typeof status === 'number' ? status : typeof status} with raw headers of type ${Array.isArray(rawHeaders) ? 'array' : shape}; expected an integer status from 100 to 599 and an array`,
+    );
+    this.call.runner.settle(this.attempt, LOCAL_ERROR, undefined, error);
+    this.cancel(error);
   }
 
   /** Starts dropping this response's body, within the client's drain bounds. */

@@ -125,7 +125,9 @@ const DAY_NAME = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Monday|Tuesday|Wednesday|Thurs
 export function headerMembers(value: HeaderValue, dates = false): string[] {
   // @eq retry-after-value-value
   if (value === null || value === undefined) return [];
-  const lines: readonly string[] = typeof value === 'string' ? [value] : value;
+  // A value of another shape (a number a hand-made Outcome put there) has no members: it reads as absent, never throws.
+  // @ko retry-after-odd-shapes
+  const lines: readonly string[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
   const members: string[] = [];
   for (const line of lines) {
     if (typeof line !== 'string') continue;
