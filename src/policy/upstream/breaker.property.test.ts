@@ -330,7 +330,7 @@ describe('CircuitBreaker properties', () => {
     // Floors at about 60 % of what is measured (runs of 300, two runs each: opened 262-269, by the rate 103-118,
     // half-open 260-269, half-open-full 193-206, closed after probes 236-246, re-opened 249-253, grown break 146-164,
     // probe cancelled 198-209, stale 241-255, late failure while open 185-187, stale while half-open 131-141, duplicate
-    // 300): a run that never opens, or never sees a late report, proves nothing about the rules for them.
+    // 300; with probe leases, issue #25: lease expired 213-228): a run that never opens, or never sees a late report, proves nothing about the rules for them.
     const floors: Record<Reached, number> = {
       opened: 0.6,
       'opened by the rate': 0.2,
@@ -344,7 +344,7 @@ describe('CircuitBreaker properties', () => {
       'late failure while open': 0.35,
       'stale report while half-open': 0.25,
       'duplicate report': 0.8,
-      'probe lease expired': 0.3,
+      'probe lease expired': 0.45,
     };
     const low = STATES.filter((s) => (reach.get(s) ?? 0) < runs * floors[s]);
     expect(low, `reached in too few of ${runs} runs: ${JSON.stringify([...reach])}`).toEqual([]);
