@@ -330,7 +330,8 @@ describe('CircuitBreaker properties', () => {
     // Floors at about 60 % of what is measured (runs of 300, two runs each: opened 262-269, by the rate 103-118,
     // half-open 260-269, half-open-full 193-206, closed after probes 236-246, re-opened 249-253, grown break 146-164,
     // probe cancelled 198-209, stale 241-255, late failure while open 185-187, stale while half-open 131-141, duplicate
-    // 300; with probe leases, issue #25: lease expired 213-228): a run that never opens, or never sees a late report, proves nothing about the rules for them.
+    // 300; with probe leases, issue #25: lease expired 213-228): a run that never opens, or never sees a late report,
+    // proves nothing about the rules for them.
     const floors: Record<Reached, number> = {
       opened: 0.6,
       'opened by the rate': 0.2,
