@@ -32,6 +32,11 @@ export interface CircuitBreakerConfig {
   halfOpenMaxProbes?: number;
   /** Probe successes that close the circuit (integer ≥ 1); default 1. One probe failure re-opens it. */
   successesToClose?: number;
+  /**
+   * How long a probe may stay out unreported; default breakDuration. A probe still out then counts as a failed probe
+   * (the circuit re-opens from the lease's end), so one hung probe cannot keep every later call refused.
+   */
+  probeLease?: Duration;
 }
 
 export type ResolvedBreakerWindow =
@@ -47,6 +52,7 @@ export interface ResolvedCircuitBreakerConfig {
   readonly maxBreakDurationMs: number;
   readonly halfOpenMaxProbes: number;
   readonly successesToClose: number;
+  readonly probeLeaseMs: number;
 }
 
 export const DEFAULT_FAILURE_THRESHOLD = 5;
@@ -65,6 +71,7 @@ export const MAX_BREAKER_WINDOW_BUCKETS = 1000;
 const KEYS = ['failureThreshold', 'failureRate', 'breakDuration', 'breakDurationMultiplier', 'maxBreakDuration'].concat(
   'halfOpenMaxProbes',
   'successesToClose',
+  'probeLease',
 );
 const RATE_KEYS = ['percent', 'minimumCalls', 'window'];
 const WINDOW_KEYS: Readonly<Record<string, readonly string[]>> = {
@@ -174,6 +181,15 @@ export function validateCircuitBreakerConfig(
   need(maxOk, issues, path, 'maxBreakDuration', 'must be at least breakDuration');
   need(isInt(halfOpenMaxProbes, 1), issues, path, 'halfOpenMaxProbes', 'must be an integer ≥ 1');
   need(isInt(successesToClose, 1), issues, path, 'successesToClose', 'must be an integer ≥ 1');
+  const leaseMs =
+    input.probeLease === undefined ? breakMs : collectDuration(input.probeLease, joinPath(path, 'probeLease'), issues);
+  need(
+    input.probeLease === undefined || leaseMs !== 0,
+    issues,
+    path,
+    'probeLease',
+    'must be longer than 0 (a probe needs time to answer)',
+  );
   if (issues.length !== before) return undefined;
   return {
     failureThreshold: failureThreshold === false ? Infinity : (failureThreshold as number),
@@ -183,5 +199,6 @@ export function validateCircuitBreakerConfig(
     maxBreakDurationMs: maxMs as number,
     halfOpenMaxProbes: halfOpenMaxProbes as number,
     successesToClose: successesToClose as number,
+    probeLeaseMs: leaseMs as number,
   };
 }

@@ -43,6 +43,7 @@ const configArb: fc.Arbitrary<CircuitBreakerConfig> = fc
     maxFactor: fc.integer({ min: 1, max: 8 }),
     halfOpenMaxProbes: fc.integer({ min: 1, max: 3 }),
     successesToClose: fc.integer({ min: 1, max: 3 }),
+    probeLease: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 60 })),
   })
   .filter((c) => c.failureThreshold !== false || c.failureRate !== false)
   .map(({ maxFactor, ...c }) => ({ ...c, maxBreakDuration: c.breakDuration * maxFactor }));
@@ -69,6 +70,9 @@ class BreakerModel {
   outcomes: { at: number; failed: boolean }[] = [];
   probesOut = 0;
   probeOks = 0;
+  /** The probes out in this half-open, each with its lease end. */
+  leases = new Map<object, number>();
+  expired = 0;
   openedByRate = false;
   counts = { opened: 0, reopened: 0, halfOpened: 0, closedAfterProbes: 0, rejectedOpen: 0, rejectedHalfOpenFull: 0 };
 
@@ -76,7 +80,17 @@ class BreakerModel {
     this.breakMs = cfg.breakDurationMs;
   }
 
+  /** The earliest lease end of the probes out (Infinity: none). */
+  leaseEnd(): number {
+    return Math.min(Infinity, ...this.leases.values());
+  }
+
   tick(now: number): void {
+    const leaseEnd = this.leaseEnd();
+    if (this.state === 'half-open' && now >= leaseEnd) {
+      this.expired++;
+      this.open(leaseEnd);
+    }
     if (this.state === 'open' && now >= this.openUntil) {
       this.state = 'half-open';
       this.gen++;
@@ -117,6 +131,7 @@ class BreakerModel {
   }
 
   private open(now: number): void {
+    this.leases.clear();
     if (this.state === 'half-open') {
       this.reopens++;
       this.counts.reopened++;
@@ -132,17 +147,19 @@ class BreakerModel {
     this.consecutive = 0;
   }
 
-  report(gen: number, probe: boolean, report: Report, now: number | null): 'counted' | 'stale' {
+  report(permit: object, gen: number, probe: boolean, report: Report, now: number | null): 'counted' | 'stale' {
     if (now !== null) this.tick(now);
     if (gen !== this.gen) return 'stale';
     const t = now as number;
     if (probe) {
       this.probesOut--;
+      this.leases.delete(permit);
       if (report === 'failure') this.open(t);
       if (report === 'success' && ++this.probeOks === this.cfg.successesToClose) {
         this.state = 'closed';
         this.gen++;
         this.counts.closedAfterProbes++;
+        this.leases.clear();
         this.reopens = 0;
         this.consecutive = 0;
         this.outcomes = [];
@@ -180,6 +197,7 @@ const STATES = [
   'late failure while open',
   'stale report while half-open',
   'duplicate report',
+  'probe lease expired',
 ] as const;
 type Reached = (typeof STATES)[number];
 
@@ -215,8 +233,10 @@ function check(config: CircuitBreakerConfig, ops: Op[], reach: Map<Reached, numb
       if (got.allowed !== expected.allowed || JSON.stringify(got) !== JSON.stringify(expected)) {
         expect(got).toEqual(expected);
       }
-      if (v.allowed) out.push(v);
-      else {
+      if (v.allowed) {
+        out.push(v);
+        if (v.probe) model.leases.set(v, now + b.config.probeLeaseMs);
+      } else {
         if (v.reason === 'half-open-full') seen.add('rejected half-open-full');
       }
       checkTransition(from, 'acquire', b.stats().state, covered);
@@ -225,7 +245,7 @@ function check(config: CircuitBreakerConfig, ops: Op[], reach: Map<Reached, numb
         const [p] = out.splice(op.pick % out.length, 1) as [BreakerPermit];
         done.push(p);
         const at = op.op === 'cancel' ? null : now;
-        const expected = model.report(p.generation, p.probe, op.op, at);
+        const expected = model.report(p, p.generation, p.probe, op.op, at);
         const fate =
           op.op === 'success' ? b.onSuccess(p, now) : op.op === 'failure' ? b.onFailure(p, now) : b.onCancel(p);
         if (fate !== expected) expect(fate).toBe(expected);
@@ -257,7 +277,13 @@ function check(config: CircuitBreakerConfig, ops: Op[], reach: Map<Reached, numb
     // Plain comparisons, one expect per step only when something is off (a million expect calls take seconds).
     const checks: [string, unknown, unknown][] = [
       ['state', st.state, model.state],
-      ['nextWakeMs', b.nextWakeMs(), model.state === 'open' ? model.openUntil : Infinity],
+      [
+        'nextWakeMs',
+        b.nextWakeMs(),
+        model.state === 'open' ? model.openUntil : model.state === 'half-open' ? model.leaseEnd() : Infinity,
+      ],
+      ['probesExpired', st.probesExpired, model.expired],
+      ['reopened = probeFailures + probesExpired', st.reopened, st.probeFailures + st.probesExpired],
       ...Object.entries(model.counts).map(([k, v]): [string, unknown, unknown] => [k, st[k as keyof typeof st], v]),
       ['probesInFlight', st.probesInFlight, model.state === 'half-open' ? model.probesOut : 0],
       ['probes within halfOpenMaxProbes', st.probesInFlight <= b.config.halfOpenMaxProbes, true],
@@ -283,6 +309,7 @@ function check(config: CircuitBreakerConfig, ops: Op[], reach: Map<Reached, numb
     if (st.halfOpened > 0) seen.add('half-open');
     if (st.closedAfterProbes > 0) seen.add('closed after probes');
     if (st.reopened > 0) seen.add('re-opened');
+    if (st.probesExpired > 0) seen.add('probe lease expired');
     if (st.breakDurationMs > b.config.breakDurationMs) seen.add('grown break');
   }
   if (model.openedByRate) seen.add('opened by the rate');
@@ -303,7 +330,8 @@ describe('CircuitBreaker properties', () => {
     // Floors at about 60 % of what is measured (runs of 300, two runs each: opened 262-269, by the rate 103-118,
     // half-open 260-269, half-open-full 193-206, closed after probes 236-246, re-opened 249-253, grown break 146-164,
     // probe cancelled 198-209, stale 241-255, late failure while open 185-187, stale while half-open 131-141, duplicate
-    // 300): a run that never opens, or never sees a late report, proves nothing about the rules for them.
+    // 300; with probe leases, issue #25: lease expired 213-228): a run that never opens, or never sees a late report,
+    // proves nothing about the rules for them.
     const floors: Record<Reached, number> = {
       opened: 0.6,
       'opened by the rate': 0.2,
@@ -317,6 +345,7 @@ describe('CircuitBreaker properties', () => {
       'late failure while open': 0.35,
       'stale report while half-open': 0.25,
       'duplicate report': 0.8,
+      'probe lease expired': 0.45,
     };
     const low = STATES.filter((s) => (reach.get(s) ?? 0) < runs * floors[s]);
     expect(low, `reached in too few of ${runs} runs: ${JSON.stringify([...reach])}`).toEqual([]);

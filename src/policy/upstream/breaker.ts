@@ -7,6 +7,7 @@ import {
   type ResolvedCircuitBreakerConfig,
   validateCircuitBreakerConfig,
 } from './breaker-config.js';
+import { BucketWindow } from './breaker-window.js';
 
 export * from './breaker-config.js';
 
@@ -54,68 +55,12 @@ export const BREAKER_TRANSITIONS: {
     success: { to: ['half-open', 'closed'], rule: 'free the slot; close at successesToClose probe successes' },
     failure: { to: ['open'], rule: 're-open for break × breakDurationMultiplier (up to maxBreakDuration)' },
     cancel: { to: ['half-open'], rule: 'free the probe slot; record nothing' },
-    time: { to: ['half-open'], rule: 'nothing' },
+    time: {
+      to: ['half-open', 'open'],
+      rule: 're-open as a probe failure once a probe is out longer than probeLease (from the lease end)',
+    },
   },
 };
-
-/**
- * Calls and failures per fixed bucket: bucket n covers positions [n·width, (n+1)·width), and the window is the newest
- * `buckets` of them. A time window's position is `nowMs`; a count window's is the call's ordinal (width 1: the last
- * `size` calls). The current bucket counts whole, so a time window spans between duration − width and duration.
- * Memory is one array, fixed at construction.
- */
-class BucketWindow {
-  calls = 0;
-  failures = 0;
-  /** [calls, failures] per bucket. */
-  private readonly counts: Float64Array;
-  /** The newest bucket's number; NaN until the first position. */
-  private head = Number.NaN;
-  constructor(
-    private readonly width: number,
-    private readonly buckets: number,
-  ) {
-    this.counts = new Float64Array(2 * buckets);
-  }
-  get bytes(): number {
-    return this.counts.byteLength;
-  }
-  /** Empties the buckets that left the window. A position that steps back, or is not finite, moves nothing. */
-  advance(position: number): void {
-    if (!Number.isFinite(position)) return;
-    const n = Math.floor(position / this.width);
-    // @eq breaker-head
-    if (!(n > this.head)) {
-      if (Number.isNaN(this.head)) this.head = n;
-      return;
-    }
-    const counts = this.counts;
-    // @eq breaker-math-max-head-buckets
-    for (let i = Math.max(this.head + 1, n - this.buckets + 1); i <= n; i++) {
-      const s = 2 * (((i % this.buckets) + this.buckets) % this.buckets);
-      this.calls -= counts[s] as number;
-      this.failures -= counts[s + 1] as number;
-      counts[s] = counts[s + 1] = 0;
-    }
-    this.head = n;
-  }
-  record(failed: boolean, position: number): void {
-    this.advance(position);
-    const head = Number.isNaN(this.head) ? 0 : this.head;
-    const s = 2 * (((head % this.buckets) + this.buckets) % this.buckets);
-    this.counts[s] = (this.counts[s] as number) + 1;
-    this.calls++;
-    if (failed) {
-      this.counts[s + 1] = (this.counts[s + 1] as number) + 1;
-      this.failures++;
-    }
-  }
-  reset(): void {
-    this.counts.fill(0);
-    this.calls = this.failures = 0;
-    this.head = Number.NaN;
-  }
-}
 
 /** A call the breaker let through. Report it exactly once: onSuccess, onFailure or onCancel. */
 export class BreakerPermit {
@@ -145,6 +90,7 @@ const REPORTS = ['successes', 'failures', 'cancelled', 'staleReports', 'duplicat
 const TRANSITIONS = [
   'probeSuccesses',
   'probeFailures',
+  'probesExpired',
   'opened',
   'reopened',
   'halfOpened',
@@ -156,9 +102,11 @@ type Counter = (typeof ADMISSIONS)[number] | (typeof REPORTS)[number] | (typeof 
  * Counters since construction, and gauges. offered: tryAcquire() calls; calls / probes: admitted while closed /
  * half-open; successes, failures, cancelled: reports, one per permit, of any generation; staleReports: those of an
  * earlier generation (ignored); duplicateReports: second reports (ignored, counted nowhere else); inFlight: permits not
- * reported yet; opened: closed -> open and half-open -> open; reopened: of those, half-open -> open (a probe failed).
+ * reported yet; opened: closed -> open and half-open -> open; reopened: of those, half-open -> open (a probe failed);
+ * probesExpired: probes out longer than probeLease, each re-opening the circuit (its late report is then stale).
  * Invariants: offered = calls + probes + rejected; calls + probes = successes + failures + cancelled + inFlight;
- * opened = halfOpened + (open ? 1 : 0); halfOpened = closedAfterProbes + reopened + (half-open ? 1 : 0).
+ * opened = halfOpened + (open ? 1 : 0); halfOpened = closedAfterProbes + reopened + (half-open ? 1 : 0);
+ * reopened = probeFailures + probesExpired.
  */
 export interface BreakerStats extends Record<Counter, number> {
   state: BreakerState;
@@ -193,6 +141,10 @@ export class CircuitBreaker {
   private reopens = 0;
   private probeSlots = 0;
   private halfOpenSuccesses = 0;
+  /** The probes of this half-open not reported yet, each with the end of its lease. */
+  private readonly leases = new Map<BreakerPermit, number>();
+  /** The earliest of those lease ends; Infinity when none is out. */
+  private leaseEndsMs = Infinity;
   private lastNowMs = 0;
   private readonly n = Object.fromEntries(
     [...ADMISSIONS, ...REPORTS, ...TRANSITIONS].map((name) => [name, 0]),
@@ -212,7 +164,7 @@ export class CircuitBreaker {
     else this.window = new BucketWindow(w.durationMs / w.buckets, w.buckets);
   }
 
-  /** Bytes held by the failure-rate window: fixed at construction, whatever the traffic. */
+  /** Bytes held by the failure-rate window: none before the first call, then grown with use up to 16 × its size. */
   get windowBytes(): number {
     return this.window?.bytes ?? 0;
   }
@@ -223,10 +175,12 @@ export class CircuitBreaker {
     return this.current;
   }
 
-  /** When the state changes by time alone (quinn's poll_timeout): the end of the break while open, else Infinity. */
+  /**
+   * When the state changes by time alone (quinn's poll_timeout): the end of the break while open, the earliest probe
+   * lease end while half-open with probes out, else Infinity.
+   */
   nextWakeMs(): number {
-    // @eq breaker-current-open-openuntilms-infinity
-    return this.current === 'open' ? this.openUntilMs : Infinity;
+    return this.current === 'open' ? this.openUntilMs : this.leaseEndsMs;
   }
 
   tryAcquire(nowMs: number): BreakerVerdict {
@@ -250,7 +204,9 @@ export class CircuitBreaker {
       n.probes++;
     } else n.calls++;
     n.inFlight++;
-    return new BreakerPermit(this.generation, probe, this);
+    const permit = new BreakerPermit(this.generation, probe, this);
+    if (probe) this.lease(permit, this.lastNowMs + this.config.probeLeaseMs);
+    return permit;
   }
 
   onSuccess(permit: BreakerPermit, nowMs: number): BreakerReportFate {
@@ -258,6 +214,7 @@ export class CircuitBreaker {
     if (fate !== 'counted') return fate;
     if (permit.probe) {
       this.probeSlots--;
+      this.lease(permit, null);
       this.n.probeSuccesses++;
       if (++this.halfOpenSuccesses >= this.config.successesToClose) this.enter('closed', nowMs);
     } else {
@@ -292,7 +249,10 @@ export class CircuitBreaker {
   /** The call was abandoned before it said anything about the upstream: a probe's slot is freed, nothing recorded. */
   onCancel(permit: BreakerPermit): BreakerReportFate {
     const fate = this.settle(permit, Number.NaN, 'cancelled');
-    if (fate === 'counted' && permit.probe) this.probeSlots--;
+    if (fate === 'counted' && permit.probe) {
+      this.probeSlots--;
+      this.lease(permit, null);
+    }
     return fate;
   }
 
@@ -337,8 +297,24 @@ export class CircuitBreaker {
     return 'counted';
   }
 
+  /** Gives a probe its lease (until `endsMs`), or takes it back (null: reported). */
+  private lease(permit: BreakerPermit, endsMs: number | null): void {
+    const leases = this.leases;
+    if (endsMs === null) leases.delete(permit);
+    else leases.set(permit, endsMs);
+    let earliest = Infinity;
+    for (const end of leases.values()) if (end < earliest) earliest = end;
+    this.leaseEndsMs = earliest;
+  }
+
   private advance(nowMs: number): void {
     if (Number.isFinite(nowMs)) this.lastNowMs = nowMs;
+    // A probe out longer than its lease is a failed probe (issue #25): a hung one cannot hold half-open for ever.
+    // @ko breaker-probe-lease
+    if (this.current === 'half-open' && nowMs >= this.leaseEndsMs) {
+      this.n.probesExpired++;
+      this.enter('open', this.leaseEndsMs);
+    }
     if (this.current === 'open' && nowMs >= this.openUntilMs) this.enter('half-open', nowMs);
     else if (this.current === 'closed' && !this.windowByCalls) this.window?.advance(nowMs);
   }
@@ -349,8 +325,10 @@ export class CircuitBreaker {
     const from = this.current;
     this.current = next;
     this.generation++;
-    // Probes of the generation that ends are stale from here on: they hold no slot of the next one.
+    // Probes of the generation that ends are stale from here on: they hold no slot, and no lease, of the next one.
     this.probeSlots = 0;
+    this.leases.clear();
+    this.leaseEndsMs = Infinity;
     this.consecutive = 0;
     if (next === 'open') {
       n.opened++;

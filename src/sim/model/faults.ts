@@ -79,8 +79,8 @@ function sampleGuards(edge: EdgeRuntime, metrics: Metrics, bin: number): void {
   if (detector !== null)
     metrics.ejectionsActive[i] = (metrics.ejectionsActive[i] as number) + detector.stats().ejectionsActive;
   if (breaker !== null) {
-    // Read without moving the breaker: open until nextWakeMs(), which is Infinity unless it is open.
-    const openUntilMs = breaker.nextWakeMs();
+    // Read without moving the breaker: while open, nextWakeMs() is the end of the break (half-open, a probe's lease).
+    const openUntilMs = breaker.stats().state === 'open' ? breaker.nextWakeMs() : Number.POSITIVE_INFINITY;
     if (Number.isFinite(openUntilMs) && openUntilMs > (bin + 1) * BIN_MS) {
       metrics.breakersOpen[i] = (metrics.breakersOpen[i] as number) + 1;
     }

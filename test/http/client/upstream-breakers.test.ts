@@ -63,6 +63,7 @@ describe('circuit breaker', () => {
         breakDuration: 200,
         halfOpenMaxProbes: 2,
         successesToClose: 2,
+        probeLease: '5s', // the probes stay out 100 ms: never near their lease, even on a loaded machine
       },
     });
     const url = `${server?.origin}/x`;

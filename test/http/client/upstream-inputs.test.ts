@@ -675,6 +675,7 @@ describe('racing the half-open breaker', () => {
       failureRate: false,
       breakDuration: 50,
       halfOpenMaxProbes: 1,
+      probeLease: '1s', // the probe takes 100 ms: longer than the default lease (the 50 ms break)
     });
     const fetch = createFetch({ policy: quick({ maxAttempts: 1 }), circuitBreaker: breaker });
     const dispatcher = track(new Agent()).compose(

@@ -10,6 +10,7 @@ import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
 import { HOSTILE2_CLIENT_KNOCKOUTS } from './hostile2-client.js';
+import { HOSTILE2_GUARD_KNOCKOUTS } from './hostile2-guards.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
@@ -380,4 +381,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...ENVOY_INPUT_KNOCKOUTS,
   ...MESH_KNOCKOUTS,
   ...HOSTILE2_CLIENT_KNOCKOUTS,
+  ...HOSTILE2_GUARD_KNOCKOUTS,
 ];
