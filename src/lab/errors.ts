@@ -5,6 +5,7 @@
  * - `postgres-user-missing`: running as root (PostgreSQL refuses to) and there is no `postgres` system user to run as;
  * - `postgres-failed`: a step (`initdb`, `start`, `stop`) failed or timed out; `logTail` has the server log's end;
  * - `pg-missing`: the `pg` driver package is not installed;
+ * - `db-unreachable`: the --db URL did not connect and answer `SELECT 1` within the time limit (the message says why);
  * - `lab-options`, `lab-variant`, `lab-unsupported`, `lab-process`: the lab's own (bad options, an unknown or
  *   unreplayable variant, a service process that failed).
  */
@@ -13,6 +14,7 @@ export type LabErrorCode =
   | 'postgres-user-missing'
   | 'postgres-failed'
   | 'pg-missing'
+  | 'db-unreachable'
   | 'lab-options'
   | 'lab-variant'
   | 'lab-unsupported'

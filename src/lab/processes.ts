@@ -85,11 +85,21 @@ export class ServiceProcess {
   static async start(
     start: ServiceStart,
     db: { url: string; connections: number } | null,
+    readyTimeoutMs = READY_TIMEOUT_MS,
   ): Promise<{ process: ServiceProcess; origin: string }> {
     const p = new ServiceProcess(start.plan.name);
-    const answer = p.next(READY_TIMEOUT_MS, 'init');
+    const answer = p.next(readyTimeoutMs, 'init');
     p.send({ type: 'init', start, db });
-    const m = await answer;
+    let m: FromService;
+    try {
+      m = await answer;
+    } catch (error) {
+      // No answer in time: the child is ended here, not left holding the IPC channel (and so us) open.
+      // @ko lab-start-timeout-kills
+      p.kill();
+      if (error instanceof LabError) throw new LabError('lab-process', `${error.message} (pid ${p.pid}, killed)`);
+      throw error;
+    }
     if (m.type !== 'ready') {
       p.kill();
       throw new LabError(
@@ -141,6 +151,11 @@ export class ServiceProcess {
     const records = JSON.parse(readFileSync(file, 'utf8')) as ServiceRecords;
     if (process.env.SEAWALL_LAB_KEEP_RECORDS === undefined) rmSync(file, { force: true });
     return records;
+  }
+
+  /** The child's pid (for messages and tests). */
+  get pid(): number | undefined {
+    return this.child.pid;
   }
 
   kill(): void {

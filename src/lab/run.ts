@@ -16,6 +16,7 @@ import { OpenLoopUsers } from './load.js';
 import { labSummary } from './metrics.js';
 import { type LabPlan, planOf, type ServicePlan, startOrder } from './plan.js';
 import { startThrowawayCluster } from './postgres/cluster.js';
+import { checkDatabase } from './postgres/db-check.js';
 import { isAlive } from './postgres/pids.js';
 import { ServiceProcess } from './processes.js';
 import { scaleModel } from './scale.js';
@@ -168,6 +169,9 @@ export async function runLab(options: LabOptions): Promise<LabResult> {
     startMs,
     endMs,
   }));
+  // A --db that does not answer is one clear line now, before any process starts (none is left waiting on it).
+  // @ko lab-db-checked-first
+  if (options.db !== undefined) await checkDatabase(options.db);
   const cluster = options.db === undefined ? await startThrowawayCluster() : null;
   const dbUrl = options.db ?? (cluster?.url as string);
   // SEAWALL_LAB_KEEP_RECORDS=DIR keeps each process's raw records (DIR/<service>.records.json) for a look afterwards.

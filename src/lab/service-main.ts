@@ -2,6 +2,7 @@
 
 import { writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { LabError } from './errors.js';
 import { LabDatabase } from './postgres/db.js';
 import { type FaultState, LabService, type ServiceStart } from './service.js';
 
@@ -56,7 +57,9 @@ async function onMessage(message: ToService): Promise<void> {
 
 process.on('message', (message: ToService) => {
   onMessage(message).catch((error: unknown) => {
-    send({ type: 'failed', message: String((error as Error)?.stack ?? error) });
+    // The lab's own errors are one line for the user; anything else is a bug, and its stack says where.
+    const known = error instanceof LabError;
+    send({ type: 'failed', message: known ? error.message : String((error as Error)?.stack ?? error) });
     process.exitCode = 1;
     process.disconnect?.();
   });

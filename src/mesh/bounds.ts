@@ -1,10 +1,10 @@
-// Input bounds for mesh files (scenarios are bounded by the simulator's loader): size, documents, list lengths, the safe read.
+// Input bounds for mesh files: size (the scenario loader's bounded reader, shared), documents, list lengths.
 
-import { readFileSync, statSync } from 'node:fs';
+import { FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from '../sim/scenario/read-file.js';
 import { MeshError } from './errors.js';
 
-/** Largest file read (bytes): real mesh configs of a few hundred services are well below this. */
-export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Largest file read (bytes): real mesh configs of a few hundred services are well below this; a scenario's bound. */
+export const MAX_FILE_BYTES = MAX_SCENARIO_BYTES;
 /** Most YAML documents in one file. */
 export const MAX_DOCUMENTS = 2000;
 /** Most items in any one list we walk (routes, clusters, virtual hosts, http rules, retriable codes). */
@@ -13,24 +13,13 @@ export const MAX_LIST = 5000;
 export const MAX_SERVICES = 1000;
 export const MAX_EDGES = 10_000;
 
-/** Reads a text file, refusing what is not a file or is larger than MAX_FILE_BYTES, with a one-line reason. */
+/** Reads a text file by the shared bounded reader (src/sim/scenario/read-file.ts): a regular file of MAX_FILE_BYTES. */
 export function readBoundedFile(path: string): string {
-  let size: number;
   try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new MeshError([`${path}: not a file`]);
-    size = stat.size;
+    return readBoundedText(path, MAX_FILE_BYTES, 'a mesh file');
   } catch (error) {
-    if (error instanceof MeshError) throw error;
-    throw new MeshError([`${path}: cannot read: ${(error as Error).message}`]);
-  }
-  if (size > MAX_FILE_BYTES) {
-    throw new MeshError([`${path}: ${size} bytes is larger than the ${MAX_FILE_BYTES}-byte limit`]);
-  }
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (error) {
-    throw new MeshError([`${path}: cannot read: ${(error as Error).message}`]);
+    if (error instanceof FileReadError) throw new MeshError([error.message]);
+    throw error;
   }
 }
 

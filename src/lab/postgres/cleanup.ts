@@ -6,6 +6,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { LabError } from '../errors.js';
 import { type RunAs, run, runSync } from './exec.js';
+import { killGroupSync } from './group.js';
 import { isPostmasterOf, readPostmasterPid } from './pids.js';
 
 /*
@@ -13,7 +14,8 @@ import { isPostmasterOf, readPostmasterPid } from './pids.js';
  * - stop(): pg_ctl stop -m immediate, then the dir is removed; idempotent.
  * - a normal end, process.exit(), an uncaught exception or unhandled rejection: the 'exit' hook, synchronously.
  * - SIGINT, SIGTERM, SIGHUP: the same cleanup, then the signal is raised again so the process dies of it (130, 143,
- *   129) — unless the application listens for it too, which then decides.
+ *   129) — unless the application listens for it too, which then decides. The hooks are in place before the dir is
+ *   made (holdHooks), and a running initdb's process group is SIGKILLed and waited for before the dir is removed.
  * - SIGKILL (or a crash of node itself): the watchdog, a detached shell that sees our pipe close.
  * - SIGKILL of both (kill -9 -1, the OOM killer, a container stop): the next startThrowawayCluster() in this tmpdir and
  *   pid namespace removes clusters whose creator and watchdog are dead (postgres-stale.ts).
@@ -31,6 +33,8 @@ export interface ClusterResources {
   pgCtl: string;
   runAs: RunAs;
   watchdog: ChildProcess | null;
+  /** The process group of a tool running in the dir (initdb), ended before the dir is removed; null when none. */
+  toolPgid: number | null;
 }
 
 const SYNC_STOP_TIMEOUT_MS = 15_000;
@@ -129,11 +133,39 @@ export function track(resources: ClusterResources): void {
 
 function untrack(resources: ClusterResources): void {
   live.delete(resources);
-  if (live.size === 0) uninstall();
+  if (live.size === 0 && holds === 0) uninstall();
+}
+
+let holds = 0;
+
+/**
+ * Installs the hooks before a cluster's dir exists (call the returned function once it is tracked): a signal during
+ * the creation then waits for the JavaScript that tracks the dir, instead of killing us between mkdir and track().
+ */
+export function holdHooks(): () => void {
+  holds++;
+  // @ko lab-cluster-hooks-before-dir
+  install();
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    holds--;
+    if (live.size === 0 && holds === 0) uninstall();
+  };
+}
+
+/** Ends the tool running in the cluster's dir (initdb) and waits until none of its processes runs. */
+function endTool(resources: ClusterResources): void {
+  const pgid = resources.toolPgid;
+  resources.toolPgid = null;
+  // @ko lab-initdb-killed-on-signal
+  if (pgid !== null) killGroupSync(pgid);
 }
 
 /** Stops the postmaster (when one runs), removes the dir, disarms the watchdog. Throws when the postmaster survives. */
 export async function releaseCluster(resources: ClusterResources, timeoutMs: number): Promise<void> {
+  endTool(resources);
   const pid = readPostmasterPid(resources.dataDir);
   let failure: string | null = null;
   if (pid !== null && isPostmasterOf(pid, resources.dataDir)) {
@@ -158,6 +190,8 @@ export async function releaseCluster(resources: ClusterResources, timeoutMs: num
 
 /** releaseCluster() for 'exit' and signal handlers: synchronous, and it never throws (there is no one to tell). */
 export function releaseClusterSync(resources: ClusterResources): void {
+  // initdb still writing would race the removal below (a file made after rm read its dir: ENOTEMPTY, dir left).
+  endTool(resources);
   const pid = readPostmasterPid(resources.dataDir);
   if (pid !== null && isPostmasterOf(pid, resources.dataDir)) {
     runSync(resources.runAs, resources.pgCtl, stopArgs(resources.dataDir, SYNC_STOP_TIMEOUT_MS), {

@@ -1,14 +1,14 @@
 // Throwaway PostgreSQL clusters for `seawall lab`: initdb in a temp dir, a server on a free 127.0.0.1 port, teardown.
 
-import { chownSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chownSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabError, type LabStep } from '../errors.js';
-import { armWatchdog, type ClusterResources, releaseCluster, track } from './cleanup.js';
+import { armWatchdog, type ClusterResources, holdHooks, releaseCluster, track } from './cleanup.js';
 import { resolveRunAs, run } from './exec.js';
 import { requirePostgres } from './find.js';
+import { runInGroup } from './group.js';
 import { pidNamespace, readPostmasterPid, writeOwner } from './pids.js';
 import { CLUSTER_DIR_PREFIX, sweepStaleClusters } from './stale.js';
 
@@ -135,27 +135,40 @@ export async function startThrowawayCluster(options: ThrowawayClusterOptions = {
   const pgCtl = join(install.binDir, 'pg_ctl');
   await sweepStaleClusters(pgCtl, runAs);
 
-  const dir = await mkdtemp(join(tmpdir(), `${CLUSTER_DIR_PREFIX}${process.pid}-`));
+  // The exit and signal hooks first, then the dir and its tracking in one synchronous step: a Ctrl-C at any point
+  // from here on finds the dir tracked (a signal's JavaScript handler runs only between synchronous steps).
+  const letGo = holdHooks();
+  let resources: ClusterResources;
+  try {
+    const dir = mkdtempSync(join(tmpdir(), `${CLUSTER_DIR_PREFIX}${process.pid}-`));
+    resources = { dir, dataDir: join(dir, 'data'), pgCtl, runAs, watchdog: null, toolPgid: null };
+    track(resources);
+  } finally {
+    letGo();
+  }
+  const { dir, dataDir } = resources;
   try {
     checkDirPath(dir);
     if (runAs.user !== null) chownSync(dir, runAs.user.uid, runAs.user.gid);
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const dataDir = join(dir, 'data');
-  const resources: ClusterResources = { dir, dataDir, pgCtl, runAs, watchdog: null };
-  track(resources);
-  try {
     if (options.watchdog !== false) resources.watchdog = armWatchdog(resources);
     const watchdogPid = resources.watchdog?.pid ?? null;
     writeOwner(dir, { parentPid: process.pid, watchdogPid, pidNamespace: pidNamespace() });
     const initdbTimeoutMs = options.initdbTimeoutMs ?? 60_000;
-    const init = await run(
+    // In a process group of its own, known to the hooks: a signal ends all of initdb before the dir is removed.
+    const init = await runInGroup(
       runAs,
       initdb,
       ['-D', dataDir, '-A', 'trust', '-U', USER, '--no-sync', '-E', 'UTF8', '--locale=C'],
-      { timeoutMs: initdbTimeoutMs, cwd: tmpdir() },
+      {
+        timeoutMs: initdbTimeoutMs,
+        cwd: tmpdir(),
+        onStart: (pgid) => {
+          resources.toolPgid = pgid;
+        },
+        onEnd: () => {
+          resources.toolPgid = null;
+        },
+      },
     );
     if (!init.ok) {
       const what = init.timedOut ? `initdb did not finish in ${initdbTimeoutMs / 1000} s` : 'initdb failed';

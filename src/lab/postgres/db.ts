@@ -1,6 +1,8 @@
 // The database work of a lab service: a node-postgres pool, each execution one query that costs its service time.
 
 import type { Pool, PoolClient } from 'pg';
+import { LabError } from '../errors.js';
+import { DB_CONNECT_TIMEOUT_MS, dbFailureMessage } from './db-check.js';
 import { loadPg } from './pg-driver.js';
 
 /**
@@ -25,9 +27,22 @@ export class LabDatabase {
 
   static async connect(url: string, connections: number): Promise<LabDatabase> {
     const pg = await loadPg();
-    const pool = new pg.Pool({ connectionString: url, max: connections, idleTimeoutMillis: 0 });
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: connections,
+      idleTimeoutMillis: 0,
+      // A database that stops answering ends the start with a clear line, never a process waiting forever.
+      // @ko lab-pool-connect-timeout
+      connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,
+    });
     // Open every connection now, so the first second of the run does not pay for connection setup.
-    const clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+    let clients: PoolClient[];
+    try {
+      clients = await Promise.all(Array.from({ length: connections }, () => pool.connect()));
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw new LabError('db-unreachable', dbFailureMessage(url, error, DB_CONNECT_TIMEOUT_MS));
+    }
     for (const client of clients) client.release();
     return new LabDatabase(pool, connections);
   }

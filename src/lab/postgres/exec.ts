@@ -6,7 +6,7 @@ import { LabError } from '../errors.js';
 import { findExecutable } from './find.js';
 
 const SBIN_DIRS = ['/usr/sbin', '/sbin', '/usr/bin', '/bin'];
-const OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
+export const OUTPUT_LIMIT_BYTES = 4 * 1024 * 1024;
 
 /** Who the tools run as: ourselves, or (as root) the `postgres` system user through runuser or su. */
 export interface RunAs {
@@ -24,7 +24,7 @@ export interface RunResult {
 }
 
 /** Messages in C so that what we look for in them ("Address already in use") reads the same everywhere. */
-const TOOL_ENV = { ...process.env, LC_ALL: 'C', LANG: 'C', LC_MESSAGES: 'C' };
+export const TOOL_ENV = { ...process.env, LC_ALL: 'C', LANG: 'C', LC_MESSAGES: 'C' };
 
 /** POSIX shell single-quoting, for su's `-c` string. */
 export function shellQuote(word: string): string {

@@ -15,6 +15,7 @@ import {
   ScenarioError,
 } from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay, setsPath } from './merge.js';
+import { FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
 import { checkPolicyBlocks, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
@@ -73,11 +74,24 @@ export function loadScenario(nameOrPath: string): Scenario {
   }
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // @ko scenario-read-bounded
+    text = readBoundedText(file, MAX_SCENARIO_BYTES, 'a scenario');
   } catch (error) {
-    throw new ScenarioError(nameOrPath, [`(root): cannot read ${file}: ${(error as Error).message}`]);
+    const reason = error instanceof FileReadError ? error.reason : (error as Error).message;
+    throw new ScenarioError(nameOrPath, [`(root): ${reason}`]);
   }
   return parseScenario(text, nameOrPath, dirname(file));
+}
+
+/** A parent named by `extends:`, read by the same bounded reader; a refusal is an `extends:` problem naming the file. */
+function readParent(file: string, parentRef: string): string {
+  try {
+    // @ko scenario-extends-read-bounded
+    return readBoundedText(file, MAX_SCENARIO_BYTES, 'a scenario');
+  } catch (error) {
+    const message = error instanceof FileReadError ? error.message : `${file}: ${(error as Error).message}`;
+    throw new ScenarioError(parentRef, [`extends: ${message}`]);
+  }
 }
 
 function dedupe(lines: string[]): string[] {
@@ -122,7 +136,7 @@ function withParent(raw: Record<string, unknown>, baseDir: string, depth: number
   if (!existsSync(file)) {
     throw new ScenarioError(parentRef, [`extends: no scenario file or built-in named "${parentRef}"`]);
   }
-  const parent = withParent(parseYaml(readFileSync(file, 'utf8'), parentRef), dirname(file), depth + 1);
+  const parent = withParent(parseYaml(readParent(file, parentRef), parentRef), dirname(file), depth + 1);
   const own = { ...raw };
   delete own.extends;
   const merged = deepMerge(parent, own) as Record<string, unknown>;
