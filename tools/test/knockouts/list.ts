@@ -9,6 +9,7 @@ import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
+import { HOSTILE2_SIM_KNOCKOUTS } from './hostile2-sim.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
@@ -378,4 +379,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...DOCS_KNOCKOUTS,
   ...ENVOY_INPUT_KNOCKOUTS,
   ...MESH_KNOCKOUTS,
+  ...HOSTILE2_SIM_KNOCKOUTS,
 ];
