@@ -29,6 +29,7 @@ describe('faults at scale', () => {
     const run = runVariant(loaded, 'default', 1);
     const ms = performance.now() - started;
     expect(run.summary.userRequests).toBeGreaterThan(5000);
-    expect(ms).toBeLessThan(10_000);
+    // Generous for a shared box: it took 2.8 s here under load; before, it was still running at 60 s.
+    expect(ms).toBeLessThan(20_000);
   });
 });
