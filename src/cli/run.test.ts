@@ -148,6 +148,21 @@ describe('runCli', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('lists the first 50 problems of a very broken scenario and counts the rest (issue #25)', async () => {
+    const problems = Array.from({ length: 14_374 }, (_, i) => `line ${i + 1}, column 1: bad`);
+    const simulator = fakeSimulator({
+      loadScenario: () => {
+        throw new FakeScenarioError(problems);
+      },
+    });
+    const result = await run(['simulate', 'fixture-checkout'], simulator);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(52);
+    expect(lines[49]).toBe('fixture-checkout: line 50, column 1: bad');
+    expect(lines[50]).toBe('fixture-checkout: ... and 14,324 more problems');
+    expect(lines[51]).toBe('seawall: fixture-checkout is not a valid scenario (14,374 problems)');
+  });
+
   it('prints a ConfigError-like error from the run as its issues, exit 1', async () => {
     const simulator = fakeSimulator({
       simulate: async () => {

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { summaryJson } from '../report/result.js';
 import { formatSummaryTable } from '../report/table.js';
+import { listedProblems } from '../sim/scenario/errors.js';
 import { type Command, parseCommandLine, reproduceCommand, type SimulateCommand, UsageError } from './args.js';
 import { helpText } from './help.js';
 import { writeReportFiles } from './output.js';
@@ -148,9 +149,15 @@ export async function runCli<S>(argv: readonly string[], io: CliIo, sim: Simulat
     if (problems !== undefined) {
       const where = target ?? 'scenario';
       const lines = problems.length > 0 ? problems : [(error as Error).message];
-      io.stderr.write(lines.map((line) => `${where}: ${line}\n`).join(''));
+      // The first problems are listed and the rest counted: a random 4 MB file would print 1.8 MB.
       io.stderr.write(
-        `${PROGRAM}: ${where} is not a valid scenario (${lines.length} problem${lines.length === 1 ? '' : 's'})\n`,
+        listedProblems(lines)
+          .map((line) => `${where}: ${line}\n`)
+          .join(''),
+      );
+      const count = lines.length.toLocaleString('en-US');
+      io.stderr.write(
+        `${PROGRAM}: ${where} is not a valid scenario (${count} problem${lines.length === 1 ? '' : 's'})\n`,
       );
       return EXIT_FAILURE;
     }

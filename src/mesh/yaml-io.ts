@@ -1,6 +1,7 @@
 // YAML in and out for mesh files: bounded multi-document parsing with line/column errors, and stable output.
 
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
+import { type ParsedYaml, parseDocuments, toPlain } from '../sim/scenario/yaml-bounds.js';
 import { MAX_DOCUMENTS, MAX_FILE_BYTES } from './bounds.js';
 import { MeshError } from './errors.js';
 
@@ -13,32 +14,28 @@ export interface YamlDoc {
 /** Parses every document of `text`; empty documents are skipped. Throws MeshError naming `source`, line and column. */
 export function parseYamlDocuments(text: string, source: string): YamlDoc[] {
   if (text.length > MAX_FILE_BYTES) throw new MeshError([`${source}: larger than the ${MAX_FILE_BYTES}-byte limit`]);
-  let docs: ReturnType<typeof parseAllDocuments>;
+  let docs: ParsedYaml[];
   try {
-    docs = parseAllDocuments(text, { uniqueKeys: true });
+    docs = parseDocuments(text);
   } catch (error) {
     throw new MeshError([`${source}: cannot parse YAML: ${(error as Error).message.split('\n')[0]}`]);
   }
-  const list = Array.isArray(docs) ? docs : [];
-  if (list.length > MAX_DOCUMENTS) {
-    throw new MeshError([`${source}: ${list.length} YAML documents is more than the ${MAX_DOCUMENTS} allowed`]);
+  if (docs.length > MAX_DOCUMENTS) {
+    throw new MeshError([`${source}: ${docs.length} YAML documents is more than the ${MAX_DOCUMENTS} allowed`]);
   }
   const problems: string[] = [];
   const out: YamlDoc[] = [];
-  list.forEach((doc, index) => {
-    for (const e of doc.errors) {
-      const at = e.linePos?.[0];
-      const message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+  docs.forEach(({ doc, problems: found }, index) => {
+    for (const { at, message } of found) {
       problems.push(`${source}: ${at ? `line ${at.line}, column ${at.col}` : `document ${index + 1}`}: ${message}`);
     }
-    if (doc.errors.length > 0) return;
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (error) {
-      problems.push(`${source}: document ${index + 1}: ${(error as Error).message.split('\n')[0]}`);
+    if (found.length > 0) return;
+    const plain = toPlain(doc);
+    if ('problem' in plain) {
+      problems.push(`${source}: document ${index + 1}: ${plain.problem}`);
       return;
     }
+    const value = plain.value;
     if (value === null || value === undefined) return;
     out.push({ index, value });
   });

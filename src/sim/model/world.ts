@@ -22,7 +22,8 @@ import {
   EV_TRY_TIMEOUT,
   EV_WORK_DONE,
 } from './events.js';
-import { applyFaults, type FaultTarget, sampleBin } from './faults.js';
+import { FaultsInForce } from './fault-state.js';
+import { applyFault, type FaultTarget, sampleBin } from './faults.js';
 import { wakeEdge } from './guards.js';
 import { OutcomeTable } from './outcomes.js';
 import { refusalWithoutSeawall } from './plain-refusal.js';
@@ -71,6 +72,7 @@ export class World implements EventHandler, FaultTarget, CallerHost {
   readonly durationMs: number;
   readonly faults: readonly FaultSpec[];
   readonly faultActive: boolean[];
+  readonly faultsInForce = new FaultsInForce();
   /** @internal network latency of a message (the caller side samples it too) */
   readonly network: Sampler;
   /** @internal */
@@ -154,7 +156,7 @@ export class World implements EventHandler, FaultTarget, CallerHost {
         break;
       case EV_FAULT:
         this.faultActive[arg >> 1] = (arg & 1) === 0;
-        applyFaults(this);
+        applyFault(this, arg >> 1);
         break;
       case EV_SWEEP:
         this.scheduleSweep(payload as EdgeRuntime, wakeEdge(payload as EdgeRuntime, this.engine.nowMs));

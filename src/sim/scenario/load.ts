@@ -3,7 +3,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDocument } from 'yaml';
 import { MAX_WINDOWS } from '../metrics/collector.js';
 import {
   fromZodIssues,
@@ -16,9 +15,11 @@ import {
 } from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay, setsPath } from './merge.js';
 import { FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
-import { checkPolicyBlocks, resolveModel } from './resolve.js';
+import { checkPolicyBlocks, MAX_TOTAL_INSTANCES, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
+import { checkWork, DEFAULT_MAX_REQUESTS } from './work.js';
+import { parseOneDocument, toPlain } from './yaml-bounds.js';
 
 export { ScenarioError };
 
@@ -99,21 +100,21 @@ function dedupe(lines: string[]): string[] {
 }
 
 function parseYaml(yamlText: string, sourceName: string): Record<string, unknown> {
-  const doc = parseDocument(yamlText, { uniqueKeys: true });
-  if (doc.errors.length > 0) {
+  const { doc, problems } = parseOneDocument(yamlText);
+  if (problems.length > 0) {
     throw new ScenarioError(
       sourceName,
-      doc.errors.map((e) => {
-        const at = e.linePos?.[0];
-        let message = (e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-        if (/multiple documents/i.test(message)) {
-          message = 'a scenario is one YAML document; this file has more (a second starts at this `---`): split it';
-        }
-        return `${at ? `line ${at.line}, column ${at.col}` : '(yaml)'}: ${message}`;
+      problems.map(({ at, message }) => {
+        const text = /multiple documents/i.test(message)
+          ? 'a scenario is one YAML document; this file has more (a second starts at this `---`): split it'
+          : message;
+        return `${at ? `line ${at.line}, column ${at.col}` : '(yaml)'}: ${text}`;
       }),
     );
   }
-  const raw: unknown = doc.toJS({ maxAliasCount: 100 });
+  const plain = toPlain(doc);
+  if ('problem' in plain) throw new ScenarioError(sourceName, [`(root): ${plain.problem}`]);
+  const raw: unknown = plain.value;
   if (!isPlainObject(raw)) throw new ScenarioError(sourceName, ['(root): must be a mapping of scenario keys']);
   return raw;
 }
@@ -147,6 +148,7 @@ function withParent(raw: Record<string, unknown>, baseDir: string, depth: number
 /** Parses and validates scenario YAML; throws ScenarioError listing every problem, one line each with its path. */
 export function parseScenario(yamlText: string, sourceName: string, baseDir = process.cwd()): Scenario {
   const raw = withParent(parseYaml(yamlText, sourceName), baseDir, 0);
+  refuseTooManyServices(raw, sourceName);
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
   const top = fileSchema.safeParse(raw, { error: requiredKeyMessage });
@@ -158,6 +160,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
         name: String(raw.name ?? ''),
         description: undefined,
         duration: Number.POSITIVE_INFINITY,
+        maxRequests: undefined,
         windows: {} as Record<string, number[]>,
         variants: (isPlainObject(raw.variants) ? raw.variants : {}) as Record<
           string,
@@ -241,6 +244,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     const modelProblems: Problem[] = [];
     const modelWarnings: Problem[] = [];
     const model = resolveModel(parsed.data, modelProblems, modelWarnings, durationMs);
+    checkWork(model, durationMs, file.maxRequests ?? DEFAULT_MAX_REQUESTS, modelProblems);
     for (const p of modelProblems) noteModelProblem(place(p), name, resolveChecked);
     warnings.push(...modelWarnings.map(place));
     const description = declared.length > 0 ? (file.variants?.[name]?.description ?? null) : null;
@@ -278,6 +282,27 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
 }
 
 /**
+ * Every service has an instance and all instances together are at most MAX_TOTAL_INSTANCES: a file with more
+ * services is refused at once, with the figure, before its model is checked (100,000 services took 45 s to refuse).
+ */
+function refuseTooManyServices(raw: Record<string, unknown>, sourceName: string): void {
+  const variants = isPlainObject(raw.variants) ? Object.entries(raw.variants) : [];
+  const places: [string, unknown][] = [['services', raw.services]];
+  for (const [name, v] of variants)
+    if (isPlainObject(v)) places.push([joinKey(joinKey('variants', name), 'services'), v.services]);
+  for (const [path, services] of places) {
+    if (!isPlainObject(services)) continue;
+    const count = Object.keys(services).length;
+    // @ko scenario-too-many-services
+    if (count <= MAX_TOTAL_INSTANCES) continue;
+    const n = (x: number) => x.toLocaleString('en-US');
+    throw new ScenarioError(sourceName, [
+      `${path}: ${n(count)} services; at most ${n(MAX_TOTAL_INSTANCES)} (every service has an instance, and all instances together are at most ${n(MAX_TOTAL_INSTANCES)})`,
+    ]);
+  }
+}
+
+/**
  * A problem at a path the top level sets that only some of the variants checked have comes from what those variants
  * changed elsewhere (a variant giving db 1 instance breaks a top-level fault on instance 1): the line names them. A
  * problem every variant checked has is the top level's own, and a path under `variants.` names its variant already.
@@ -302,8 +327,9 @@ function withoutNewServices(
 ): Record<string, unknown> {
   if (!isPlainObject(overlay.services)) return overlay;
   const services: Record<string, unknown> = {};
+  const names = new Set(known);
   for (const [name, value] of Object.entries(overlay.services)) {
-    if (known.includes(name)) services[name] = value;
+    if (names.has(name)) services[name] = value;
     else {
       problems.push({
         path: joinKey(joinKey(joinKey('variants', variant), 'services'), name),

@@ -208,6 +208,11 @@ export const fileSchema = z.strictObject(
     description: z.string({ error: say('must be a string') }).optional(),
     extends: z.string().optional(),
     duration: withUnit(positiveDurationMs),
+    maxRequests: z
+      .number({ error: say('must be a number of service requests') })
+      .int({ error: 'must be a whole number' })
+      .positive({ error: 'must be > 0' })
+      .optional(),
     windows: z.record(z.string(), windowSchema, mapping).optional(),
     variants: z.record(z.string(), variantSchema, mapping).optional(),
     traffic: z.unknown(),

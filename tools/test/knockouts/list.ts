@@ -10,8 +10,9 @@ import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
 import { HOSTILE2_CLIENT_KNOCKOUTS } from './hostile2-client.js';
-import { HOSTILE2_GUARD_KNOCKOUTS } from './hostile2-guards.js';
 import { HOSTILE2_COMMAND_KNOCKOUTS } from './hostile2-commands.js';
+import { HOSTILE2_GUARD_KNOCKOUTS } from './hostile2-guards.js';
+import { HOSTILE2_SIM_KNOCKOUTS } from './hostile2-sim.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
@@ -384,4 +385,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_CLIENT_KNOCKOUTS,
   ...HOSTILE2_GUARD_KNOCKOUTS,
   ...HOSTILE2_COMMAND_KNOCKOUTS,
+  ...HOSTILE2_SIM_KNOCKOUTS,
 ];
