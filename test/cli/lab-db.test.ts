@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenLoopback } from '../support/loopback.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The CLI from source through tsx: nothing is built, and a knock-out in the source is what runs.
@@ -25,10 +26,8 @@ let silentPort = 0;
 let closedPort = 0;
 const sockets = new Set<Socket>();
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-  });
+async function listen(server: Server): Promise<number> {
+  return (await listenLoopback(server)).port;
 }
 
 beforeAll(async () => {

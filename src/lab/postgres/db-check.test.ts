@@ -2,6 +2,7 @@
 
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listenLoopback } from '../../../test/support/loopback.js';
 import { parseScenario } from '../../sim/scenario/load.js';
 import { LabError } from '../errors.js';
 import { planOf } from '../plan.js';
@@ -17,10 +18,8 @@ const sockets = new Set<Socket>();
 /** A port nobody listens on (bound, read, closed). */
 let closedPort = 0;
 
-function listen(server: Server): Promise<number> {
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-  });
+async function listen(server: Server): Promise<number> {
+  return (await listenLoopback(server)).port;
 }
 
 beforeAll(async () => {
