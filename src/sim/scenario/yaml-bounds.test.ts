@@ -19,8 +19,8 @@ function problemsOf(text: string): string[] {
 const keys = (count: number, indent = '') => Array.from({ length: count }, (_, i) => `${indent}k${i}: ${i}`).join('\n');
 
 describe('duplicate keys', () => {
-  it('checks 50,000 keys of one mapping at almost no cost over parsing them (the quadratic check took 17 s)', () => {
-    const text = `${keys(50_000)}\n`;
+  it('checks 30,000 keys of one mapping at almost no cost over parsing them (the quadratic check: 6 s; 17 s for 50,000)', () => {
+    const text = `${keys(30_000)}\n`;
     let started = performance.now();
     parseDocument(text, { uniqueKeys: false });
     const parseMs = performance.now() - started;

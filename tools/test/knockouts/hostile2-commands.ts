@@ -2,8 +2,11 @@
 
 import type { Knockout } from './knockout.js';
 
-const SIMULATE_FILES = ['test/cli/simulate-files.test.ts'];
+// In-process tests that fail at once with the reader knocked out (the CLI tests wait out a 25 s watchdog).
+const LOAD_BOUNDED = ['src/sim/scenario/load-bounded.test.ts'];
+const READ_FILE = ['src/sim/scenario/read-file.test.ts'];
 const DB_CHECK = ['src/lab/postgres/db-check.test.ts'];
+const DB_SERVICES = ['src/lab/postgres/db-services.test.ts'];
 const INTERRUPT = ['src/lab/postgres/cluster-interrupt.test.ts'];
 
 export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
@@ -13,7 +16,7 @@ export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
     mark: 'scenario-read-bounded',
     find: "text = readBoundedText(file, MAX_SCENARIO_BYTES, 'a scenario');",
     replace: "text = readFileSync(file, 'utf8');",
-    tests: SIMULATE_FILES,
+    tests: LOAD_BOUNDED,
   },
   {
     id: 'scenario-extends-read-bounded',
@@ -21,7 +24,7 @@ export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
     mark: 'scenario-extends-read-bounded',
     find: "return readBoundedText(file, MAX_SCENARIO_BYTES, 'a scenario');",
     replace: "return readFileSync(file, 'utf8');",
-    tests: SIMULATE_FILES,
+    tests: LOAD_BOUNDED,
   },
   {
     id: 'read-bounded-regular-file',
@@ -29,7 +32,7 @@ export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
     mark: 'read-bounded-regular-file',
     find: 'if (!stat.isFile())',
     replace: 'if (false)',
-    tests: SIMULATE_FILES,
+    tests: READ_FILE,
   },
   {
     id: 'lab-db-checked-first',
@@ -53,7 +56,7 @@ export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
     mark: 'lab-pool-connect-timeout',
     find: 'connectionTimeoutMillis: DB_CONNECT_TIMEOUT_MS,',
     replace: 'connectionTimeoutMillis: 0,',
-    tests: DB_CHECK,
+    tests: DB_SERVICES,
   },
   {
     id: 'lab-start-timeout-kills',
@@ -61,7 +64,7 @@ export const HOSTILE2_COMMAND_KNOCKOUTS: Knockout[] = [
     mark: 'lab-start-timeout-kills',
     find: 'p.kill();',
     replace: 'void 0;',
-    tests: DB_CHECK,
+    tests: DB_SERVICES,
   },
   {
     id: 'lab-initdb-killed-on-signal',

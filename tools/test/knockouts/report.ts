@@ -9,7 +9,7 @@ export const REPORT_KNOCKOUTS: Knockout[] = [
     mark: 'sim-success-series-last-patience',
     find: '      const users = b <= lastJudged ? metrics.serviceCountAt(metrics.userArrivals, s, b) : 0;',
     replace: '      const users = metrics.serviceCountAt(metrics.userArrivals, s, b);',
-    tests: ['src/sim/run.test.ts', 'src/report/report.browser.test.ts'],
+    tests: ['src/sim/run.test.ts'],
   },
   {
     id: 'report-verdict-by-recovery',
