@@ -40,6 +40,15 @@ function shippedDocs(): { path: string; text: string }[] {
 }
 
 describe('the package contents', () => {
+  it("runs no script in a consumer's install: the build runs at pack time (prepack), not as prepare", () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const installTime = ['preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'prepare', 'postprepare'];
+    expect(Object.keys(scripts).filter((s) => installTime.includes(s))).toEqual([]);
+    expect(scripts.prepack).toBe('npm run build');
+  });
+
   it('holds no node trace log, no log and no packed tarball', () => {
     expect(files.filter((f) => /(^|\/)node_trace\.\d+\.log$|\.log$|\.tgz$/.test(f))).toEqual([]);
   });
@@ -76,7 +85,9 @@ describe('the package contents', () => {
 
   it('ships the files the help texts name, at the path they give from a project that installed seawall', () => {
     const topics = ['main', 'simulate', 'mesh', 'lint', 'lab'] as const;
-    const named = topics.flatMap((t) => [...helpText(t, '0.0.0').matchAll(/\S+\.(?:ya?ml|json|ts|md)\b/g)].map((m) => m[0]));
+    const named = topics.flatMap((t) =>
+      [...helpText(t, '0.0.0').matchAll(/\S+\.(?:ya?ml|json|ts|md)\b/g)].map((m) => m[0]),
+    );
     // Placeholders (<file.yaml>, DIR/summary.json) and the outputs a command writes are no files to ship.
     const files = named.filter((w) => !/[<>|]|^[A-Z]+\/|^out\/|^envoy\//.test(w) && w.includes('/'));
     expect(files.length).toBeGreaterThan(0);
