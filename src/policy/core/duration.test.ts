@@ -25,7 +25,9 @@ describe('parseDuration', () => {
   });
 
   it.each([['2'], ['2sec'], ['-1s'], ['1e3ms'], [''], ['s'], ['1.s'], ['NaNs']])('rejects %j', (input) => {
-    expect(() => parseDuration(input as Duration, 'perTryTimeout')).toThrow(/^perTryTimeout: must be a duration like 800ms or 2s/);
+    expect(() => parseDuration(input as Duration, 'perTryTimeout')).toThrow(
+      /^perTryTimeout: must be a duration like 800ms or 2s/,
+    );
   });
 
   it('rejects negative, non-finite and over-long values', () => {

@@ -23,8 +23,9 @@ export const PACKAGE_KNOCKOUTS: Knockout[] = [
     id: 'duration-unit-type',
     mechanism: "a duration string with a misspelt unit ('800sm') does not compile",
     mark: 'duration-unit-type',
-    find: 'export type Duration = number | `${number}${DurationUnit}` | `${number} ${DurationUnit}`;',
-    replace: 'export type Duration = number | string;',
+    // The template literal types stay, beside plain string: any string compiles again.
+    find: 'export type Duration = number |',
+    replace: 'export type Duration = number | string |',
     tests: ['src/policy/core/duration.types.test.ts'],
   },
 ];
