@@ -27,8 +27,8 @@ Options:
   --json               import: one JSON document { yaml, warnings, unmapped } on stdout
 
 Exit codes: 0 done, 1 the input is invalid, 2 the command line is wrong.
-Example: seawall mesh import examples/mesh/istio-checkout.yaml --scenario checkout-incident \\
-           --out out/mesh.yaml`;
+Example: seawall mesh import node_modules/seawall/examples/mesh/istio-checkout.yaml \\
+           --scenario checkout-incident --out out/mesh.yaml`;
 
 const LINT_HELP = `Usage: seawall lint <scenario.yaml | built-in | envoy-or-istio.yaml> [--variant NAME] [--json]
                    [--map HOST=SERVICE ...]

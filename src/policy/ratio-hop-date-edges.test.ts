@@ -1,6 +1,7 @@
 // Tests written for the survivors of mutation run 6 (docs/mutation.md): each pins a behaviour a mutant changed unseen.
 import { describe, expect, it } from 'vitest';
 import type { ConfigIssue } from './core/config-error.js';
+import type { Duration } from './core/duration.js';
 import { readAttemptNumber } from './hop/hop.js';
 import { parseHttpDate } from './hop/retry-after.js';
 import { validateBudgetConfig } from './retry/budget.js';
@@ -39,7 +40,7 @@ describe('the ratio budget validates its keys at their exact bounds, with messag
       { path: 'budget.ttl', message: 'must be whole seconds from 1s to 60s' },
     ]);
     expect(() => new RatioBudget({ ttl: '1500ms' })).toThrow(/whole seconds from 1s to 60s/);
-    expect(() => new RatioBudget({ ttl: 'soon' })).toThrow(/budget\.ttl/);
+    expect(() => new RatioBudget({ ttl: 'soon' as Duration })).toThrow(/budget\.ttl/);
   });
 });
 

@@ -52,6 +52,9 @@ describe('knock-outs', () => {
     expect(marksIn('d/x.md', `<!-- ${tag('in-md')} -->\ntext\n\`// ${tag('mentioned')}\``)).toEqual([
       { tag: 'ko', mark: 'in-md', file: 'd/x.md', markLine: 0, line: 1 },
     ]);
+    expect(marksIn('package.json', `{\n  "//files": "${tag('in-json')}",\n  "files": []`)).toEqual([
+      { tag: 'ko', mark: 'in-json', file: 'package.json', markLine: 1, line: 2 },
+    ]);
     expect(marksIn('d/x.txt', `// ${tag('no-syntax')}`)).toEqual([]);
     // A knock-out's and a mutant's marks stacked above one line both guard it.
     const eq = (name: string) => ['@', 'eq ', name].join('');

@@ -1,7 +1,8 @@
 // The report screenshots in docs/images/: opens a report.html in headless Chromium and saves the first screen and
-// the full page. Run: npm run build && node dist/cli/main.js simulate checkout-incident --out out/checkout-incident
-//                     npx tsx tools/docs/report-screenshots.ts out/checkout-incident/report.html docs/images/report
-// (writes docs/images/report-first-screen.png, -topology.png, -groups.png and -full.png)
+// two parts of it (no full page: the docs ship in the npm package, whose PNGs test/package-files.test.ts bounds).
+// Run: npm run build && node dist/cli/main.js simulate checkout-incident --out out/checkout-incident
+//      npx tsx tools/docs/report-screenshots.ts out/checkout-incident/report.html docs/images/report
+// (writes docs/images/report-first-screen.png, -topology.png and -groups.png)
 
 import { resolve } from 'node:path';
 import { launchChromium, openReport } from '../../test/report/chromium.js';
@@ -21,9 +22,8 @@ try {
     return { x: 0, y: a.top + window.scrollY - 8, width: document.documentElement.clientWidth, height: b.bottom - a.top + 16 };
   })()`)) as { x: number; y: number; width: number; height: number };
   await page.screenshot({ path: `${prefix}-groups.png`, clip, fullPage: true });
-  await page.screenshot({ path: `${prefix}-full.png`, fullPage: true });
   if (consoleErrors.length > 0) throw new Error(`the page logged errors: ${consoleErrors.join('; ')}`);
-  console.log(`wrote ${prefix}-{first-screen,topology,groups,full}.png`);
+  console.log(`wrote ${prefix}-{first-screen,topology,groups}.png`);
 } finally {
   await browser.close();
 }

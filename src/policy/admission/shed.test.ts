@@ -1,6 +1,7 @@
 // Tests for LoadShedder: admission, dequeue, drop of expired work, cancel, adaptive LIFO, update.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config-error.js';
+import type { Duration } from '../core/duration.js';
 import { type Admission, LoadShedder, type LoadShedderConfig, type QueueTicket } from './shed.js';
 
 function ticketOf<T>(a: Admission<T>): QueueTicket<T> {
@@ -78,7 +79,7 @@ describe('LoadShedder admission', () => {
     [1999.2, '2', 2000],
     ['24h', '86400', 86_400_000],
   ])('sends retryAfter %s as Retry-After "%s" with the exact wait in retry-after-ms', (retryAfter, header, ms) => {
-    const s = shedder({ workers: 1, queueLimit: 0, retryAfter });
+    const s = shedder({ workers: 1, queueLimit: 0, retryAfter: retryAfter as Duration });
     const answer = s.admit(0, null, 'x');
     expect(answer).toMatchObject({ retryAfter: header, retryAfterMs: ms });
     expect(answer).toMatchObject({ headers: { 'retry-after': header, 'retry-after-ms': String(ms) } });

@@ -2,11 +2,21 @@
 
 import { ConfigError, type ConfigIssue } from './config-error.js';
 
-/** A duration as users write it: milliseconds as a number, or a string with a unit (us, ms, s, m, h). */
-export type Duration = number | string;
+/** Milliseconds per unit: the one list of units, for the parser and for the type below. */
+const UNIT_MS = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
 
-const UNIT_MS: Readonly<Record<string, number>> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const DURATION_PATTERN = /^(\d+(?:\.\d+)?|\.\d+)\s*(us|ms|s|m|h)$/;
+/** A unit a duration string may end with. */
+export type DurationUnit = keyof typeof UNIT_MS;
+
+/**
+ * A duration as users write it: milliseconds as a number, or a number with a unit ("800ms", "1.5s", "2m", "250 us").
+ * The type refuses a misspelt unit at compile time ('800sm', '2 sec'); the parser still checks every value, typed or
+ * not (YAML, JSON, a `string` cast), and is the one that refuses what the type lets through ('-1s', '1e3ms').
+ */
+// @ko duration-unit-type
+export type Duration = number | `${number}${DurationUnit}` | `${number} ${DurationUnit}`;
+
+const DURATION_PATTERN = new RegExp(`^(\\d+(?:\\.\\d+)?|\\.\\d+)\\s*(${Object.keys(UNIT_MS).join('|')})$`);
 
 /** Longest duration accepted anywhere in config (one day): larger values are almost always unit mistakes. */
 export const MAX_DURATION_MS = 86_400_000;
@@ -19,7 +29,7 @@ export function tryParseDuration(value: unknown): { ok: true; ms: number } | { o
   } else if (typeof value === 'string') {
     const match = DURATION_PATTERN.exec(value.trim());
     if (!match) return { ok: false, message: `must be a duration like 800ms or 2s, got ${JSON.stringify(value)}` };
-    ms = Number(match[1]) * (UNIT_MS[match[2] as string] as number);
+    ms = Number(match[1]) * UNIT_MS[match[2] as DurationUnit];
   } else {
     return { ok: false, message: `must be a duration (milliseconds or a string like "2s"), got ${typeof value}` };
   }

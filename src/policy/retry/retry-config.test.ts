@@ -1,6 +1,7 @@
 // Tests for RetryPolicy config validation: defaults, errors that name the key, and warnings for risky settings.
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../core/config-error.js';
+import type { Duration } from '../core/duration.js';
 import { RetryPolicy } from './retry.js';
 import { resolveRetryConfig, validateRetryConfig } from './retry-config.js';
 
@@ -159,7 +160,7 @@ describe('resolveRetryConfig and the RetryPolicy constructor', () => {
   it('throw a ConfigError listing every issue', () => {
     expect(() => resolveRetryConfig({ maxAttempts: 0, perTryTimeout: 'x' })).toThrow(ConfigError);
     try {
-      new RetryPolicy({ maxAttempts: 0, perTryTimeout: 'x' });
+      new RetryPolicy({ maxAttempts: 0, perTryTimeout: 'x' as Duration });
       expect.unreachable();
     } catch (error) {
       expect((error as ConfigError).issues).toHaveLength(2);

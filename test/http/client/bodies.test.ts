@@ -146,7 +146,7 @@ describe.each(Object.keys(drivers))('%s: the last response of a call that gives 
     const options = {
       policy: quick({ maxAttempts: 1 }),
       rejectOnGiveUp: true,
-      drain: { maxBytes: 2 ** 40, timeout: '10s' },
+      drain: { maxBytes: 2 ** 40, timeout: '10s' as const },
     };
     const error = await call(options, server.origin).catch((e: unknown) => e);
     expect(error).toMatchObject({ reason: 'attempts-exhausted' });
@@ -163,7 +163,7 @@ describe.each(Object.keys(drivers))('%s: the last response of a call that gives 
     server = await startServer((_req, res) => trickle(res, { 'retry-after-ms': '5000' }, floods));
     const controller = new AbortController();
     const policy = quick({ deadline: { patience: '10s' } });
-    const options = { policy, drain: { timeout: '10s' } };
+    const options = { policy, drain: { timeout: '10s' as const } };
     const pending =
       name === 'fetch'
         ? createFetch(options)(server.origin, { signal: controller.signal })

@@ -18,7 +18,7 @@ const options = {
   circuitBreaker: { failureThreshold: 50, breakDuration: '30s' },
   limits: { maxRequests: 4, maxRetries: 2 },
   seed: 3,
-};
+} as const;
 const fetch = createFetch(options);
 const dispatcher = new Agent().compose(retryInterceptor(options));
 for (let i = 0; i < 10; i++) await (await fetch('http://svc.invalid/x')).text();

@@ -25,7 +25,7 @@ describe('middleware options', () => {
   });
 
   it('accepts the same options in every adapter', () => {
-    const options = { workers: 2, queueLimit: 10, retryAfter: '200ms', dropExpired: true, maxDeadline: '30s' };
+    const options = { workers: 2, queueLimit: 10, retryAfter: '200ms', dropExpired: true, maxDeadline: '30s' } as const;
     for (const make of [() => shed(options), () => seawallHono(options), () => seawallHandler(() => {}, options)]) {
       expect(make().stats()).toMatchObject({ offered: 0, running: 0, queued: 0 });
     }

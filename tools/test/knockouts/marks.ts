@@ -3,6 +3,8 @@
 //   .ts .js (and .mts, .cts, .mjs, .cjs, .tsx, .jsx)   a `//` comment: `@ko` after two slashes
 //   .yaml .yml .sh                                      a `#` comment
 //   .md                                                 an HTML comment, closed on the same line
+//   .json (no comments)                                 a member of its own, `"//<word>": "@ko <name>"`, npm's
+//                                                       convention for comments in package.json
 // The comment holds the mark and nothing else, so a sentence that mentions the syntax is never a mark. The same
 // syntax with `@eq` marks a line whose surviving mutants are equivalent (tools/docs/mutation-doc.ts). Moving the
 // guarded line with its mark to another file keeps the knock-out; tools/test/knockouts.ts and test/tools/knockouts.test.ts
@@ -25,6 +27,7 @@ const TAG = '@(ko|eq)';
 const SLASHES = new RegExp(`^(.*?)//[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*$`);
 const HASH = new RegExp(`^(.*?)#[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*$`);
 const HTML = new RegExp(`^(.*?)<!--[ \\t]*${TAG}[ \\t]+${NAME}[ \\t]*-->[ \\t]*$`);
+const JSON_MEMBER = new RegExp(`^([ \\t]*)"//[\\w-]*"[ \\t]*:[ \\t]*"${TAG}[ \\t]+${NAME}"[ \\t]*,?[ \\t]*$`);
 
 const SYNTAX: Record<string, RegExp> = {
   '.ts': SLASHES,
@@ -39,6 +42,7 @@ const SYNTAX: Record<string, RegExp> = {
   '.yml': HASH,
   '.sh': HASH,
   '.md': HTML,
+  '.json': JSON_MEMBER,
 };
 
 /** Where a mark is: its file (relative to the tree's root) and lines, 0-based. */
