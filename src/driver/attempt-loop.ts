@@ -244,6 +244,7 @@ export class CallRunner<P> implements AbortWaiter {
    */
   connected(attempt: number): boolean {
     const admission = this.admission;
+    // @ko pending-sent-at-connect
     if (admission === undefined || !this.isCurrent(attempt) || admission.sent()) return true;
     this.settle(attempt, SHED_LOCALLY);
     return false;

@@ -37,6 +37,7 @@ function statsKey(origin: string): string {
   if (origin !== lastIn) {
     let key = origin;
     try {
+      // @ko pending-stats-key
       key = new URL(origin).origin;
     } catch {
       // not a URL: looked up as given (and found nowhere)

@@ -152,6 +152,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
   /** PoolView: a free connected connection to the attempt's origin? Unknown without the `pool` option: yes. */
   connectionFree(origin: string | null): boolean {
     const below = this.below;
+    // @ko pending-pool-stats-read
     return below === undefined || connectionFree(below, origin ?? this.rawOrigin);
   }
 

@@ -149,12 +149,11 @@ export class GuardPipeline {
       hold.endpoint = index;
       hold.started = true;
     }
-    const retried = attempt > 1;
-    hold.retried = retried;
+    hold.retried = attempt > 1;
+    hold.unsent = true;
+    // Without a pool view, admitted is sent; with one, the driver reports it (undici: at onConnect, before the write).
     // @ko pending-counted-when-sent
-    if (pool !== null) hold.unsent = true;
-    else this.countSent(retried);
-    return true;
+    return pool === null ? this.sent(hold) : true;
   }
 
   /**
@@ -166,11 +165,6 @@ export class GuardPipeline {
     const origin = balancer === null ? null : (balancer.endpoints[index] as string);
     // @ko pending-free-connection
     return pool.connectionFree(origin) ? 'request' : 'pending';
-  }
-
-  private countSent(retried: boolean): void {
-    this.attempts++;
-    if (retried) this.retries++;
   }
 
   /**
@@ -189,7 +183,7 @@ export class GuardPipeline {
    * The driver put the admitted attempt's request on a connection and writes it now (undici's onConnect): a pending
    * slot becomes a request slot (Envoy checks max_requests then), and the attempt counts as sent (upstream_rq_total).
    * False: refused at max-requests, nothing sent; the driver ends the attempt (shed-locally). Once per attempt: later
-   * reports, and attempts admitted without a pool view, change nothing.
+   * reports change nothing (an attempt admitted without a pool view was reported by admit() itself).
    */
   sent(hold: GuardHold): boolean {
     if (!hold.unsent) return true;
@@ -203,7 +197,8 @@ export class GuardPipeline {
       }
       hold.slot = verdict;
     }
-    this.countSent(hold.retried);
+    this.attempts++;
+    if (hold.retried) this.retries++;
     return true;
   }
 
