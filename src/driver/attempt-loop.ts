@@ -238,9 +238,8 @@ export class CallRunner<P> implements AbortWaiter {
   }
 
   /**
-   * undici put attempt `attempt` on a connection and writes it now: it counts as sent, a pending slot becomes a request
-   * slot. False when max-requests refused it: the attempt has ended (shed-locally) and the driver aborts it before a
-   * byte is written.
+   * undici put attempt `attempt` on a connection to write it: it counts as sent, a pending slot becomes a request slot.
+   * False when max-requests refused it: the attempt has ended (shed-locally); the driver aborts it, nothing written.
    */
   connected(attempt: number): boolean {
     const admission = this.admission;

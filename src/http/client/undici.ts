@@ -20,9 +20,9 @@ import type { ConfigIssue } from '../../policy/core/config-error.js';
 import type { AttemptPlan } from '../../policy/retry/retry.js';
 import type { PoolView } from '../../policy/upstream/pipeline.js';
 import { dispatchWatched } from './connector.js';
+import { connectionFree, isUndiciPool, type UndiciPool } from './pool-view.js';
 import { AttemptHandler, type AttemptOwner, BUFFERING, COMMITTED, DONE, PENDING } from './undici-attempt.js';
 import { type CallerSink, ControllerSink, LegacySink, speaksLegacy } from './undici-caller.js';
-import { connectionFree, isUndiciPool, type UndiciPool } from './pool-view.js';
 
 declare module 'undici' {
   namespace Dispatcher {
@@ -47,7 +47,9 @@ export interface RetryInterceptorOptions extends SeawallClientOptions {
 function poolIssues(pool: unknown): ConfigIssue[] {
   if (pool === undefined || isUndiciPool(pool)) return [];
   const got = pool === null ? 'null' : typeof pool;
-  return [{ path: 'pool', message: `must be the undici Agent, Pool or Client the interceptor is composed onto, got ${got}` }];
+  return [
+    { path: 'pool', message: `must be the undici Agent, Pool or Client the interceptor is composed onto, got ${got}` },
+  ];
 }
 
 /** What retryInterceptor returns: an undici interceptor, plus the client's stats. */

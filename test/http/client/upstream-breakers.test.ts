@@ -164,7 +164,11 @@ describe('limits (Envoy circuit_breakers): fail fast, never queue', () => {
     const hold = held();
     const [server] = await start(hold.respond);
     const agent = track(new Agent({ connections: 2 }));
-    const interceptor = retryInterceptor({ policy: quick({ maxAttempts: 1 }), limits: { maxRequests: 1 }, pool: agent });
+    const interceptor = retryInterceptor({
+      policy: quick({ maxAttempts: 1 }),
+      limits: { maxRequests: 1 },
+      pool: agent,
+    });
     const dispatcher = agent.compose(interceptor);
     const first = request(`${server?.origin}/a`, { dispatcher });
     await waitFor(() => hold.waiting() === 1, 2000, 'the first request to be on its connection');

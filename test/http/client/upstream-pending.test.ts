@@ -79,7 +79,11 @@ describe('pending means pending (retryInterceptor with its pool)', () => {
     await waitFor(() => hold.waiting() === 50, 5000, '50 warm-up requests on 50 connections');
     hold.release();
     expect(tally(await Promise.all(warm))).toEqual({ 200: 50 });
-    await waitFor(() => ((agent.stats[origin] as { free?: number } | undefined)?.free ?? 0) === 50, 2000, 'the 50 connections to be idle');
+    await waitFor(
+      () => ((agent.stats[origin] as { free?: number } | undefined)?.free ?? 0) === 50,
+      2000,
+      'the 50 connections to be idle',
+    );
     const interceptor = retryInterceptor({
       policy: quick({ maxAttempts: 1 }),
       limits: { maxPendingRequests: 10 },
@@ -88,7 +92,11 @@ describe('pending means pending (retryInterceptor with its pool)', () => {
     const dispatcher = agent.compose(interceptor);
     const calls = Array.from({ length: 50 }, (_, i) => ending(request(`${origin}/c${i}`, { dispatcher })));
     // Each found a free connection: none is pending, none refused.
-    expect(only(interceptor.stats()).limits).toMatchObject({ pendingRequests: 0, activeRequests: 50, pendingOverflow: 0 });
+    expect(only(interceptor.stats()).limits).toMatchObject({
+      pendingRequests: 0,
+      activeRequests: 50,
+      pendingOverflow: 0,
+    });
     await waitFor(() => hold.waiting() === 50, 5000, 'the 50 calls to reach the server');
     expect(interceptor.stats().signals.upstream_rq_total).toBe(50);
     hold.release();

@@ -16,6 +16,7 @@ import { HOSTILE2_SIM_KNOCKOUTS } from './hostile2-sim.js';
 import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
+import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
@@ -386,4 +387,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_GUARD_KNOCKOUTS,
   ...HOSTILE2_COMMAND_KNOCKOUTS,
   ...HOSTILE2_SIM_KNOCKOUTS,
+  ...PENDING_KNOCKOUTS,
 ];
