@@ -2,7 +2,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { retryInterceptor, SeawallError } from '../../../src/http/index.js';
+import { createFetch, retryInterceptor, SeawallError } from '../../../src/http/index.js';
 import { type Loopback, listenLoopback } from '../../support/loopback.js';
 import { waitFor } from '../server/server-helpers.js';
 import { agentsClosedAfterEach, quick } from './client-setup.js';
@@ -169,5 +169,14 @@ describe('pending means pending (retryInterceptor with its pool)', () => {
     expect(hits).toEqual(['/busy0', '/busy1', '/wait0', '/wait1']);
     expect(interceptor.stats().signals.upstream_rq_total).toBe(hits?.length);
     expect(idle(only(interceptor.stats()))).toEqual(IDLE);
+  });
+
+  it('refuses a pool that is no undici dispatcher, and a pool given to createFetch, by key', () => {
+    expect(() => retryInterceptor({ policy: quick(), pool: 3 as never })).toThrow(
+      /pool: must be the undici Agent, Pool or Client the interceptor is composed onto, got number/,
+    );
+    expect(() => createFetch({ policy: quick(), pool: { stats: {} } } as never)).toThrow(
+      /pool: is not an option of the Seawall client/,
+    );
   });
 });
