@@ -166,7 +166,7 @@ export class CallRunner<P> implements AbortWaiter {
     const admission = this.admission;
     let target: string | undefined;
     if (admission !== undefined) {
-      if (!admission.admit(monotonicNowMs(), attempt, this.transport.reportsConnect === true)) {
+      if (!admission.admit(monotonicNowMs(), attempt, this.transport.pool ?? null)) {
         this.settle(attempt, SHED_LOCALLY);
         return;
       }
@@ -238,12 +238,13 @@ export class CallRunner<P> implements AbortWaiter {
   }
 
   /**
-   * undici put attempt `attempt` on a connection: its pending slot becomes a request slot. False when max-requests
-   * refused it: the attempt has ended (shed-locally) and the driver aborts it before a byte is written.
+   * undici put attempt `attempt` on a connection to write it: it counts as sent, a pending slot becomes a request slot.
+   * False when max-requests refused it: the attempt has ended (shed-locally); the driver aborts it, nothing written.
    */
   connected(attempt: number): boolean {
     const admission = this.admission;
-    if (admission === undefined || !this.isCurrent(attempt) || admission.promote()) return true;
+    // @ko pending-sent-at-connect
+    if (admission === undefined || !this.isCurrent(attempt) || admission.sent()) return true;
     this.settle(attempt, SHED_LOCALLY);
     return false;
   }

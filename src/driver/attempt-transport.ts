@@ -1,6 +1,7 @@
 // The seam between the attempt loop (client.ts CallRunner) and a driver's real I/O: what a driver must do for one attempt.
 
 import type { AttemptPlan } from '../policy/retry/retry.js';
+import type { PoolView } from '../policy/upstream/pipeline.js';
 
 /** What a driver does with real I/O; the loop decides when. P is what a response is to the driver (e.g. a Response). */
 export interface AttemptTransport<P> {
@@ -28,10 +29,12 @@ export interface AttemptTransport<P> {
    */
   unsent?(attempt: number): boolean;
   /**
-   * The driver calls `runner.connected(attempt)` when the request gets its connection (undici's onConnect): limits then
-   * count the wait for a connection as pending (Envoy's max_pending_requests). Drivers that cannot tell leave it out.
+   * The driver's view of its connection pool, when it calls `runner.connected(attempt)` as the request is put on a
+   * connection to be written (undici's onConnect): limits then count an attempt as pending only while no connection is
+   * free for it (Envoy's max_pending_requests), and upstream_rq_total counts it only once it is sent. Drivers that
+   * cannot tell leave it out: their attempts take a request slot and count as sent once admitted.
    */
-  readonly reportsConnect?: boolean;
+  readonly pool?: PoolView;
   /** Outcomes of kind `response` carry no real status (execute's classifier verdicts): errors and events say null. */
   readonly statusless?: boolean;
 }

@@ -24,7 +24,11 @@ export const REQUEST_OPTION_KEYS: ReadonlySet<string> = new Set([
 /** Keys of `reads` / `writes`: the overrides that can only make a call more conservative. */
 const OVERRIDE_KEYS: ReadonlySet<string> = new Set(['maxAttempts', 'retryOn', 'perTryTimeout']);
 
-/** Keys of createFetch's and retryInterceptor's options (`fetch` is createFetch's alone). */
+/** A key of one driver's options alone: createFetch's `fetch`, retryInterceptor's `pool`. */
+export type DriverKey = 'fetch' | 'pool';
+const DRIVER_KEYS: readonly DriverKey[] = ['fetch', 'pool'];
+
+/** Keys of createFetch's and retryInterceptor's options (`fetch` is createFetch's alone, `pool` retryInterceptor's). */
 export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'policy',
   'oneLayer',
@@ -44,7 +48,7 @@ export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'onRetry',
   'onGiveUp',
   ...UPSTREAM_OPTION_KEYS,
-  'fetch',
+  ...DRIVER_KEYS,
 ]);
 
 const BOOLEAN_CLIENT_KEYS = [
@@ -148,15 +152,19 @@ export function checkRequestOptions(input: unknown): void {
   if (issues.length > 0) throw new ConfigError(issues);
 }
 
-/** Problems of createFetch's / retryInterceptor's options, the policy excepted (RetryPolicy checks its own). */
-export function clientOptionIssues(input: unknown, allowFetch: boolean): ConfigIssue[] {
+/**
+ * Problems of createFetch's / retryInterceptor's options, the policy excepted (RetryPolicy checks its own). `own`: the
+ * driver's own key (its value is the driver's to check), or null for none.
+ */
+export function clientOptionIssues(input: unknown, own: DriverKey | null): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (!isRecord(input)) {
     return [{ path: '', message: 'pass an object such as { policy: new RetryPolicy({ maxAttempts: 3 }) }' }];
   }
   for (const key of Object.keys(input)) {
-    if (!CLIENT_OPTION_KEYS.has(key) || (key === 'fetch' && !allowFetch)) {
-      const known = allowFetch ? CLIENT_OPTION_KEYS : [...CLIENT_OPTION_KEYS].filter((k) => k !== 'fetch');
+    const other = (DRIVER_KEYS as readonly string[]).includes(key) && key !== own;
+    if (!CLIENT_OPTION_KEYS.has(key) || other) {
+      const known = [...CLIENT_OPTION_KEYS].filter((k) => k === own || !(DRIVER_KEYS as readonly string[]).includes(k));
       issues.push(unknownKey(key, key, known, 'is not an option of the Seawall client'));
     }
   }
@@ -195,7 +203,7 @@ export function clientOptionIssues(input: unknown, allowFetch: boolean): ConfigI
   }
   checkDrain(input.drain, issues);
   upstreamOptionIssues(input, issues);
-  if (allowFetch && input.fetch !== undefined && typeof input.fetch !== 'function') {
+  if (own === 'fetch' && input.fetch !== undefined && typeof input.fetch !== 'function') {
     issues.push({ path: 'fetch', message: `must be a fetch function, got ${describe(input.fetch)}` });
   }
   return issues;

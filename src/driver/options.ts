@@ -1,7 +1,7 @@
 // Options of the HTTP drivers and their resolution into the policy's RequestTraits for one call (deadline, hop, overrides).
 
 import { randomUUID } from 'node:crypto';
-import { ConfigError, joinPath } from '../policy/core/config-error.js';
+import { ConfigError, type ConfigIssue, joinPath } from '../policy/core/config-error.js';
 import { type Duration, parseDuration } from '../policy/core/duration.js';
 import type { RequestTraits } from '../policy/core/types.js';
 import {
@@ -15,7 +15,7 @@ import type { RetryPolicyConfig } from '../policy/retry/retry-config.js';
 import { currentContext, type SeawallContext } from './context.js';
 import type { ClientHooks } from './events.js';
 import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
-import { checkRequestOptions, clientOptionIssues } from './options-check.js';
+import { checkRequestOptions, clientOptionIssues, type DriverKey } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { killSwitchSet } from './traits.js';
 import type { UpstreamOptions } from './upstream/options.js';
@@ -194,8 +194,9 @@ export class ClientSettings {
   private readonly upstream: string | undefined;
   private readonly compiled = new WeakMap<readonly RetryCondition[], RetryOnSet>();
 
-  constructor(options: SeawallClientOptions, allowFetch = false) {
-    const issues = clientOptionIssues(options, allowFetch);
+  /** `own`: the driver's own option key, checked by the driver (createFetch's `fetch`, retryInterceptor's `pool`). */
+  constructor(options: SeawallClientOptions, own: DriverKey | null = null, ownIssues: readonly ConfigIssue[] = []) {
+    const issues = [...clientOptionIssues(options, own), ...ownIssues];
     if (issues.length > 0) throw new ConfigError(issues);
     const policy = options.policy;
     // A RetryPolicy (or one from another copy of the package), else its config: built here, ConfigError if invalid.

@@ -5,13 +5,14 @@ import { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
 import { Upstreams } from './scopes.js';
 
 const NOW = 1_000_000;
+const NO_FREE_CONNECTION = { connectionFree: () => false };
 
 describe('CallAdmission', () => {
   it('holds nothing after a refusal by the limits: the breaker permit it had taken is handed back', () => {
     const breaker = new CircuitBreaker({ failureThreshold: 5 });
     const limits = new ConcurrencyBreaker({ maxRequests: 0 });
     const admission = (Upstreams.from({ circuitBreaker: breaker, limits }, undefined) as Upstreams).admission('k');
-    expect(admission.admit(NOW, 1, false)).toBe(false);
+    expect(admission.admit(NOW, 1, null)).toBe(false);
     expect(admission.refusal).toBe('max-requests');
     expect(breaker.stats()).toMatchObject({ inFlight: 0, cancelled: 1 });
     admission.callEnded(NOW); // nothing left to release: no second report
@@ -23,9 +24,9 @@ describe('CallAdmission', () => {
     const breaker = new CircuitBreaker();
     const limits = new ConcurrencyBreaker({ maxRetries: 1 });
     const admission = (Upstreams.from({ circuitBreaker: breaker, limits }, undefined) as Upstreams).admission('k');
-    expect(admission.admit(NOW, 1, true)).toBe(true);
+    expect(admission.admit(NOW, 1, NO_FREE_CONNECTION)).toBe(true);
     expect(limits.stats().pendingRequests).toBe(1);
-    expect(admission.promote()).toBe(true);
+    expect(admission.sent()).toBe(true);
     expect(limits.stats()).toMatchObject({ pendingRequests: 0, activeRequests: 1 });
     admission.attemptEnded({ kind: 'response', status: 503 }, NOW);
     expect(admission.retryDecided()).toBe(true);

@@ -13,7 +13,7 @@ import {
 } from '../../policy/upstream/concurrency.js';
 import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
 import { OutlierDetector, type OutlierStats } from '../../policy/upstream/outlier.js';
-import { GuardPipeline, type GuardTime } from '../../policy/upstream/pipeline.js';
+import { GuardPipeline, type GuardTime, type PoolView } from '../../policy/upstream/pipeline.js';
 import { monotonicNowMs } from '../clock.js';
 import {
   endpointOrigins,
@@ -263,6 +263,7 @@ export class CallAdmission implements GuardHold {
   /** @internal */ retrySlot: ConcurrencyPermit | null = null;
   /** @internal */ started = false;
   /** @internal */ retried = false;
+  /** @internal */ unsent = false;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null = null;
 
@@ -275,18 +276,18 @@ export class CallAdmission implements GuardHold {
 
   /**
    * Admits attempt `attempt` through the pipeline (breaker, endpoint pick avoiding the one that just failed, a
-   * concurrency slot: `pending` when the driver will say when the request gets a connection, else `request`), after
-   * running what is due (the lazy sweep). False: refused (see `refusal`); nothing is held then.
+   * concurrency slot: `pool` is the driver's view of its connections when it will report the request on one, else
+   * null), after running what is due (the lazy sweep). False: refused (see `refusal`); nothing is held then.
    */
-  admit(nowMs: number, attempt: number, pending: boolean): boolean {
+  admit(nowMs: number, attempt: number, pool: PoolView | null): boolean {
     const pipeline = this.scope.pipeline;
     pipeline.wake(nowMs);
-    return pipeline.admit(this, this.at(nowMs), attempt, pending);
+    return pipeline.admit(this, this.at(nowMs), attempt, pool);
   }
 
-  /** The attempt's request got a connection (GuardPipeline.promote). False: refused at max-requests. */
-  promote(): boolean {
-    return this.scope.pipeline.promote(this);
+  /** The attempt's request is on a connection, being written (GuardPipeline.sent). False: refused at max-requests. */
+  sent(): boolean {
+    return this.scope.pipeline.sent(this);
   }
 
   /** What follows the attempt's outcome (GuardPipeline.afterOutcome): a wait, RETRY_STOPPED or RETRY_REFUSED. */

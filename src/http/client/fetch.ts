@@ -348,7 +348,7 @@ class FetchCall implements AttemptTransport<Response> {
  * timeouts inside it, the shared retry budget, backoff with Retry-After as a floor, no unsafe retries, one layer of retries.
  */
 export function createFetch(options: CreateFetchOptions): SeawallFetch {
-  const client = new SeawallClient(new ClientSettings(options, true), options.telemetry);
+  const client = new SeawallClient(new ClientSettings(options, 'fetch'), options.telemetry);
   const base: BaseFetch | undefined = options.fetch ?? globalThis.fetch;
   if (typeof base !== 'function') throw new TypeError('seawall: no fetch available; pass { fetch }');
   const seawallFetch = (input: string | URL | Request, init?: SeawallRequestInit) =>

@@ -16,8 +16,11 @@ import {
 } from '../../driver/options.js';
 import { isReplayableBody, originOf } from '../../driver/traits.js';
 import { type ClientStats, clientStats } from '../../driver/upstream/stats.js';
+import type { ConfigIssue } from '../../policy/core/config-error.js';
 import type { AttemptPlan } from '../../policy/retry/retry.js';
+import type { PoolView } from '../../policy/upstream/pipeline.js';
 import { dispatchWatched } from './connector.js';
+import { connectionFree, isUndiciPool, type UndiciPool } from './pool-view.js';
 import { AttemptHandler, type AttemptOwner, BUFFERING, COMMITTED, DONE, PENDING } from './undici-attempt.js';
 import { type CallerSink, ControllerSink, LegacySink, speaksLegacy } from './undici-caller.js';
 
@@ -30,7 +33,24 @@ declare module 'undici' {
   }
 }
 
-export type RetryInterceptorOptions = SeawallClientOptions;
+export interface RetryInterceptorOptions extends SeawallClientOptions {
+  /**
+   * The undici Agent, Pool or Client this interceptor is composed onto. Its stats say whether a connected connection
+   * is free when an attempt is admitted: an attempt that has one takes a request slot of `limits`, one that must wait
+   * for a connection a pending slot (`maxPendingRequests`). Without it the interceptor cannot tell, and every attempt
+   * takes a request slot (`maxPendingRequests` never binds), as with createFetch.
+   */
+  pool?: UndiciPool;
+}
+
+/** The problem of a `pool` option that is no undici dispatcher with stats. */
+function poolIssues(pool: unknown): ConfigIssue[] {
+  if (pool === undefined || isUndiciPool(pool)) return [];
+  const got = pool === null ? 'null' : typeof pool;
+  return [
+    { path: 'pool', message: `must be the undici Agent, Pool or Client the interceptor is composed onto, got ${got}` },
+  ];
+}
 
 /** What retryInterceptor returns: an undici interceptor, plus the client's stats. */
 export type SeawallInterceptor = Dispatcher.DispatcherComposeInterceptor & {
@@ -66,7 +86,7 @@ function normalisedOrigin(origin: string): string {
  * One call through the interceptor: the request the loop runs, the transport it drives, and the controller a
  * controller-API caller sees for the whole call.
  */
-class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Controller, CallRequest {
+class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Controller, CallRequest, PoolView {
   readonly runner: CallRunner<AttemptHandler>;
   readonly sink: CallerSink;
   readonly buffer: boolean;
@@ -80,8 +100,11 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
   readonly bodyReplayable: boolean;
   readonly options: SeawallRequestOptions | undefined;
   readonly signal = undefined;
-  /** undici tells the attempt handler when its request gets a connection (onConnect): limits count pending requests. */
-  readonly reportsConnect = true;
+  /**
+   * undici tells the attempt handler when its request gets a connection (onConnect), so the call is the loop's view of
+   * the pool: an attempt is pending only while no connection is free for it, and counts as sent at onConnect.
+   */
+  readonly pool: PoolView = this;
   private readonly rawOrigin: string;
 
   private current: AttemptHandler | undefined;
@@ -94,6 +117,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
 
   constructor(
     client: SeawallClient,
+    private readonly below: UndiciPool | undefined,
     private readonly dispatch: Dispatcher.Dispatch,
     private readonly opts: Dispatcher.DispatchOptions,
     handler: Handler,
@@ -125,6 +149,13 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
     this.sink.start();
     this.runner.start();
     return this.dispatched;
+  }
+
+  /** PoolView: a free connected connection to the attempt's origin? Unknown without the `pool` option: yes. */
+  connectionFree(origin: string | null): boolean {
+    const below = this.below;
+    // @ko pending-pool-stats-read
+    return below === undefined || connectionFree(below, origin ?? this.rawOrigin);
   }
 
   // Controller, as a controller-API caller sees it.
@@ -234,12 +265,14 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
  * Responses stream to the caller as soon as the policy accepts them (or, with bufferResponse, once complete).
  */
 export function retryInterceptor(options: RetryInterceptorOptions): SeawallInterceptor {
-  const client = new SeawallClient(new ClientSettings(options), options.telemetry, 'undici');
+  const settings = new ClientSettings(options, 'pool', poolIssues(options.pool));
+  const client = new SeawallClient(settings, options.telemetry, 'undici');
+  const below = options.pool;
   const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) =>
     function seawallDispatch(opts: Dispatcher.DispatchOptions, handler: Handler): boolean {
       // Upgrades and CONNECT hand over the socket: nothing to retry.
       if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler);
-      return new UndiciCall(client, dispatch, opts, handler).start();
+      return new UndiciCall(client, below, dispatch, opts, handler).start();
     };
   return Object.assign(interceptor, { stats: () => clientStats(client.settings) });
 }

@@ -47,6 +47,8 @@ export interface GuardHold {
   started: boolean;
   /** The attempt in flight is a retry (counted in the pipeline's retries). */
   retried: boolean;
+  /** Admitted with a pool view, not yet reported sent (GuardPipeline.sent): not counted in upstream_rq_total yet. */
+  unsent: boolean;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null;
 }

@@ -26,6 +26,7 @@ function hold(): GuardHold {
     retrySlot: null,
     started: false,
     retried: false,
+    unsent: false,
     refusal: null,
   };
 }
@@ -82,7 +83,7 @@ describe('GuardPipeline admission order: breaker -> endpoint pick -> limits', ()
   it('asks an open breaker first: the balancer is not asked (no pick, no draw) and no limit slot is taken', () => {
     const { p, balancer, draws, limits } = pipeline({ breaker: openBreaker(0), limits: { maxRequests: 10 } });
     const h = hold();
-    for (let attempt = 1; attempt <= 3; attempt++) expect(p.admit(h, at(10), attempt, false)).toBe(false);
+    for (let attempt = 1; attempt <= 3; attempt++) expect(p.admit(h, at(10), attempt, null)).toBe(false);
     expect(h.refusal).toBe('breaker-open');
     expect(balancer.stats().picks).toBe(0);
     expect(draws.draws).toBe(0);
@@ -97,7 +98,7 @@ describe('GuardPipeline admission order: breaker -> endpoint pick -> limits', ()
     const { p, limits } = pipeline({ breaker, outlier, limits: { maxRequests: 10 }, panicThreshold: 0 });
     for (const host of ENDPOINTS) outlier.onResult(host, FAILED, 0, 0);
     const h = hold();
-    expect(p.admit(h, at(1), 1, false)).toBe(false);
+    expect(p.admit(h, at(1), 1, null)).toBe(false);
     expect(h.refusal).toBe('no-healthy-endpoint');
     expect(limits?.stats().requestsTotal).toBe(0);
     expect(breaker.stats()).toMatchObject({ cancelled: 1, inFlight: 0 });
@@ -107,7 +108,7 @@ describe('GuardPipeline admission order: breaker -> endpoint pick -> limits', ()
     const breaker = new CircuitBreaker({ failureThreshold: 5, failureRate: false });
     const { p, balancer } = pipeline({ breaker, limits: { maxRequests: 0 } });
     const h = hold();
-    expect(p.admit(h, at(1), 1, false)).toBe(false);
+    expect(p.admit(h, at(1), 1, null)).toBe(false);
     expect(h.refusal).toBe('max-requests');
     expect(balancer.stats().picks).toBe(1);
     expect(ENDPOINTS.map((_, i) => balancer.load(i))).toEqual([0, 0, 0]);
@@ -118,11 +119,11 @@ describe('GuardPipeline admission order: breaker -> endpoint pick -> limits', ()
   it('admits through all three, counts the attempt and the retry, and a retry avoids the endpoint that failed', () => {
     const { p, balancer } = pipeline({ breaker: new CircuitBreaker(), limits: { maxRequests: 10 } });
     const h = hold();
-    expect(p.admit(h, at(1), 1, false)).toBe(true);
+    expect(p.admit(h, at(1), 1, null)).toBe(true);
     const first = h.endpoint;
     expect(balancer.load(first)).toBe(1);
     p.attemptEnded(h, FAILED, at(2));
-    expect(p.admit(h, at(3), 2, false)).toBe(true);
+    expect(p.admit(h, at(3), 2, null)).toBe(true);
     expect(h.endpoint).not.toBe(first);
     expect([p.attempts, p.retries]).toEqual([2, 1]);
     expect(balancer.stats().avoidedPrevious).toBe(1);
@@ -146,7 +147,7 @@ describe('GuardPipeline after an outcome', () => {
     const h = hold();
     const call = retryCall();
     call.beginAttemptMs(0);
-    expect(p.admit(h, at(0), call.attempts, false)).toBe(true);
+    expect(p.admit(h, at(0), call.attempts, null)).toBe(true);
     const host = ENDPOINTS[h.endpoint] as string;
     expect(p.afterOutcome(h, call, FAILED, at(5), 5)).toBe(0); // retry now (no backoff)
     expect(breaker.stats()).toMatchObject({ failures: 1, inFlight: 0 });
@@ -155,7 +156,7 @@ describe('GuardPipeline after an outcome', () => {
     expect(limits?.stats()).toMatchObject({ activeRequests: 0, activeRetries: 1 });
     // The retry's attempt ends: its max_retries slot goes with it.
     call.beginAttemptMs(5);
-    expect(p.admit(h, at(5), call.attempts, false)).toBe(true);
+    expect(p.admit(h, at(5), call.attempts, null)).toBe(true);
     expect(p.afterOutcome(h, call, OK, at(6), 6)).toBe(RETRY_STOPPED);
     expect(call.stopReason).toBe('succeeded');
     expect(limits?.stats()).toMatchObject({ activeRequests: 0, activeRetries: 0, doubleReleases: 0 });
@@ -166,7 +167,7 @@ describe('GuardPipeline after an outcome', () => {
     const h = hold();
     const call = retryCall();
     call.beginAttemptMs(0);
-    expect(p.admit(h, at(0), call.attempts, false)).toBe(true);
+    expect(p.admit(h, at(0), call.attempts, null)).toBe(true);
     expect(p.afterOutcome(h, call, FAILED, at(1), 1)).toBe(RETRY_REFUSED);
     expect(call.stopReason).toBe('budget-exhausted');
     expect(h.refusal).toBe('max-retries');
@@ -178,7 +179,7 @@ describe('GuardPipeline after an outcome', () => {
     const outlier = new OutlierDetector({ consecutive5xx: 1 });
     const { p, balancer } = pipeline({ breaker: openBreaker(0), outlier });
     const h = hold();
-    expect(p.admit(h, at(1), 1, false)).toBe(false);
+    expect(p.admit(h, at(1), 1, null)).toBe(false);
     p.attemptEnded(h, { kind: 'shed-locally' }, at(1));
     p.callEnded(h, at(1));
     p.callEnded(h, at(1));
@@ -194,7 +195,7 @@ describe('GuardPipeline wake times (poll_timeout)', () => {
     const { p } = pipeline({ breaker, outlier });
     expect(p.nextWakeAt(0)).toBe(10_000);
     const h = hold();
-    expect(p.admit(h, at(100), 1, false)).toBe(true);
+    expect(p.admit(h, at(100), 1, null)).toBe(true);
     p.attemptEnded(h, FAILED, at(200)); // opens the breaker until 1200
     expect(breaker.state(200)).toBe('open');
     expect(p.nextWakeAt(200)).toBe(1200);

@@ -43,6 +43,18 @@ export interface GuardTime {
   readonly nowMs: number;
 }
 
+/**
+ * What a driver can tell of its connection pool (undici's pool stats): the facts the limits' Envoy rule takes. The
+ * simulator and `fetch` have no such view (null): their attempts are sent as soon as they are admitted.
+ */
+export interface PoolView {
+  /**
+   * Is a connected connection to `origin` free for a request now? `origin` is the balancer's endpoint, or null for
+   * the request's own origin (no balancer). Asked only when there are limits.
+   */
+  connectionFree(origin: string | null): boolean;
+}
+
 /** The client takes no 'connection' permits (a driver's pool owns connections), so max-connections cannot come back. */
 function overflow(reason: OverflowReason): UpstreamRefusal {
   return reason as Exclude<OverflowReason, 'max-connections'>;
@@ -54,8 +66,10 @@ function overflow(reason: OverflowReason): UpstreamRefusal {
  * Admission of an attempt (admit), in this order, the first refusal ending it:
  *   1. circuit breaker  tryAcquire     refused: breaker-open | breaker-half-open-full
  *   2. endpoint pick    Balancer.pick  refused: no-healthy-endpoint          (the breaker's permit is cancelled)
- *   3. limits           'request' (or 'pending') slot  refused: max-pending | max-requests  (permit cancelled)
- *   4. admitted: the balancer counts the attempt in flight; attempts (and retries) are counted.
+ *   3. limits           'request' slot if a connection is free, else 'pending' (Envoy: a request is pending only
+ *                       while no ready connection can take it)   refused: max-pending | max-requests  (permit cancelled)
+ *   4. admitted: the balancer counts the attempt in flight; attempts (and retries) are counted once sent: at once
+ *      without a pool view, else when the driver reports the request on its connection (sent()).
  * An attempt the breaker refuses never asks the balancer: its cursor, counters and p2c draws do not move.
  * After an outcome (afterOutcome): the attempt's end is reported (breaker by breakerReportOf, limits' slots released,
  * balancer's in-flight count, outlier detector), then the retry policy decides, then a granted retry takes a limits'
@@ -68,7 +82,7 @@ export class GuardPipeline {
   readonly limits: ConcurrencyBreaker | null;
   readonly balancer: Balancer | null;
   readonly outlier: OutlierDetector | null;
-  /** Attempts admitted (Envoy upstream_rq_total), and of those, retries (upstream_rq_retry). */
+  /** Attempts sent (Envoy upstream_rq_total), and of those, retries (upstream_rq_retry); refused ones never count. */
   attempts = 0;
   retries = 0;
   /** Attempts and retries refused, by reason. */
@@ -102,11 +116,13 @@ export class GuardPipeline {
   }
 
   /**
-   * Admits attempt number `attempt` (RetryCall already granted it) of the call holding `hold`. `pending`: the limits'
-   * slot is 'pending' until the driver says the request got a connection (promote), else 'request'. True: admitted,
-   * `hold.endpoint` is its endpoint. False: refused (`hold.refusal` says why); it holds nothing.
+   * Admits attempt number `attempt` (RetryCall already granted it) of the call holding `hold`. `pool`: the driver's
+   * view of its connections, or null when an admitted attempt is sent at once. With a view, the limits' slot is a
+   * 'request' when a connection is free and 'pending' otherwise, and the attempt counts as sent only when the driver
+   * reports it on its connection (sent()). True: admitted, `hold.endpoint` is its endpoint. False: refused
+   * (`hold.refusal` says why); it holds nothing.
    */
-  admit(hold: GuardHold, time: GuardTime, attempt: number, pending: boolean): boolean {
+  admit(hold: GuardHold, time: GuardTime, attempt: number, pool: PoolView | null): boolean {
     // @ko http-breaker-asked
     const breaker = this.breaker;
     if (breaker !== null) {
@@ -124,7 +140,7 @@ export class GuardPipeline {
     }
     const limits = this.limits;
     if (limits !== null) {
-      const verdict = limits.tryAcquire(pending ? 'pending' : 'request');
+      const verdict = limits.tryAcquire(this.slotFor(pool, balancer, index));
       if (!verdict.allowed) return this.refuseHeld(hold, overflow(verdict.reason));
       hold.slot = verdict;
     }
@@ -133,11 +149,22 @@ export class GuardPipeline {
       hold.endpoint = index;
       hold.started = true;
     }
-    const retried = attempt > 1;
-    hold.retried = retried;
-    this.attempts++;
-    if (retried) this.retries++;
-    return true;
+    hold.retried = attempt > 1;
+    hold.unsent = true;
+    // Without a pool view, admitted is sent; with one, the driver reports it (undici: at onConnect, before the write).
+    // @ko pending-counted-when-sent
+    return pool === null ? this.sent(hold) : true;
+  }
+
+  /**
+   * The limits' slot of an attempt (Envoy's conn pool: a stream attaches at once to a ready client; only without one is
+   * it a pending request). No pool view: a request slot (the attempt is sent at once).
+   */
+  private slotFor(pool: PoolView | null, balancer: Balancer | null, index: number): 'pending' | 'request' {
+    if (pool === null) return 'request';
+    const origin = balancer === null ? null : (balancer.endpoints[index] as string);
+    // @ko pending-free-connection
+    return pool.connectionFree(origin) ? 'request' : 'pending';
   }
 
   /**
@@ -153,21 +180,26 @@ export class GuardPipeline {
   }
 
   /**
-   * The attempt's request got a connection: its pending slot becomes a request slot (Envoy checks max_requests then).
-   * False: refused at max-requests, no longer counted as sent; the driver ends the attempt (shed-locally).
+   * The driver put the admitted attempt's request on a connection and writes it now (undici's onConnect): a pending
+   * slot becomes a request slot (Envoy checks max_requests then), and the attempt counts as sent (upstream_rq_total).
+   * False: refused at max-requests, nothing sent; the driver ends the attempt (shed-locally). Once per attempt: later
+   * reports change nothing (an attempt admitted without a pool view was reported by admit() itself).
    */
-  promote(hold: GuardHold): boolean {
+  sent(hold: GuardHold): boolean {
+    if (!hold.unsent) return true;
+    hold.unsent = false;
     const slot = hold.slot;
-    if (slot === null || slot.resource !== 'pending') return true;
-    const verdict = (this.limits as ConcurrencyBreaker).promote(slot); // frees the pending slot either way
-    if (verdict.allowed) {
+    if (slot !== null && slot.resource === 'pending') {
+      const verdict = (this.limits as ConcurrencyBreaker).promote(slot); // frees the pending slot either way
+      if (!verdict.allowed) {
+        hold.slot = null;
+        return this.refuse(hold, overflow(verdict.reason));
+      }
       hold.slot = verdict;
-      return true;
     }
-    hold.slot = null;
-    this.attempts--;
-    if (hold.retried) this.retries--;
-    return this.refuse(hold, overflow(verdict.reason));
+    this.attempts++;
+    if (hold.retried) this.retries++;
+    return true;
   }
 
   /**
@@ -190,6 +222,7 @@ export class GuardPipeline {
 
   /** The attempt ended with `outcome`: each guard holding a part of it hears of it once; its slots are freed. */
   attemptEnded(hold: GuardHold, outcome: Outcome, time: GuardTime): void {
+    hold.unsent = false; // an attempt that ends before it was sent is not counted
     if (hold.started) {
       hold.started = false;
       (this.balancer as Balancer).ended(hold.endpoint);

@@ -63,7 +63,7 @@ export function buildGuards(
  */
 export function admitAttempt(call: Call, clock: GuardTime, metrics: Metrics): Instance | null {
   const g = call.edge.guards;
-  if (!g.pipeline.admit(call, clock, call.retry.attempts, false)) return null;
+  if (!g.pipeline.admit(call, clock, call.retry.attempts, null)) return null;
   const target = g.targets[call.endpoint] as Instance;
   const byHost = g.sentByHostWindow;
   if (byHost !== null) countByWindow(byHost, target.index, g.targets.length, metrics.windowMaskAt(clock.nowMs));

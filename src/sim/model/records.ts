@@ -103,6 +103,7 @@ export class Call implements GuardHold {
   retrySlot: ConcurrencyPermit | null = null;
   started = false;
   retried = false;
+  unsent = false;
   refusal: UpstreamRefusal | null = null;
 
   constructor(

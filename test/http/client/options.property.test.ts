@@ -169,17 +169,21 @@ describe('driver validators on hostile input (10,000 cases each)', () => {
   it('clientOptionIssues: never throws; a policy is always required', () => {
     const keys = ['policy', 'oneLayer', 'reads', 'writes', 'drain', 'upstream', 'telemetry', 'env', 'fetch'];
     fc.assert(
-      fc.property(fc.oneof(configOf(keys), junk), fc.boolean(), (input, allowFetch) => {
-        const issues = clientOptionIssues(input, allowFetch);
-        isBoundedIssueList(issues);
-        const policy = (input as { policy?: unknown } | null)?.policy;
-        if (policy === undefined || policy === null) expect(issues.length).toBeGreaterThan(0);
-        const oneLayer = (input as { oneLayer?: unknown } | null)?.oneLayer;
-        const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
-        expect(issues.some((i) => i.path === 'oneLayer')).toBe(
-          isObject && oneLayer !== undefined && typeof oneLayer !== 'boolean',
-        );
-      }),
+      fc.property(
+        fc.oneof(configOf(keys), junk),
+        fc.constantFrom('fetch' as const, 'pool' as const, null),
+        (input, own) => {
+          const issues = clientOptionIssues(input, own);
+          isBoundedIssueList(issues);
+          const policy = (input as { policy?: unknown } | null)?.policy;
+          if (policy === undefined || policy === null) expect(issues.length).toBeGreaterThan(0);
+          const oneLayer = (input as { oneLayer?: unknown } | null)?.oneLayer;
+          const isObject = typeof input === 'object' && input !== null && !Array.isArray(input);
+          expect(issues.some((i) => i.path === 'oneLayer')).toBe(
+            isObject && oneLayer !== undefined && typeof oneLayer !== 'boolean',
+          );
+        },
+      ),
       RUNS,
     );
   });

@@ -138,11 +138,13 @@ describe('limits (Envoy circuit_breakers): fail fast, never queue', () => {
   it('counts requests waiting for a connection as pending and refuses one over maxPendingRequests (undici)', async () => {
     const hold = held();
     const [server] = await start(hold.respond);
+    const agent = track(new Agent({ connections: 1 }));
     const interceptor = retryInterceptor({
       policy: quick({ maxAttempts: 1 }),
       limits: { maxPendingRequests: 1, maxRequests: 10 },
+      pool: agent, // its stats say when no connection is free
     });
-    const dispatcher = track(new Agent({ connections: 1 })).compose(interceptor);
+    const dispatcher = agent.compose(interceptor);
     const first = request(`${server?.origin}/a`, { dispatcher });
     await waitFor(() => hold.waiting() === 1, 2000, 'the first request to be on the connection');
     const second = request(`${server?.origin}/b`, { dispatcher }); // waits for the only connection: pending
@@ -161,8 +163,13 @@ describe('limits (Envoy circuit_breakers): fail fast, never queue', () => {
   it('refuses at max-requests when a pending request gets its connection, before writing it (undici)', async () => {
     const hold = held();
     const [server] = await start(hold.respond);
-    const interceptor = retryInterceptor({ policy: quick({ maxAttempts: 1 }), limits: { maxRequests: 1 } });
-    const dispatcher = track(new Agent({ connections: 2 })).compose(interceptor);
+    const agent = track(new Agent({ connections: 2 }));
+    const interceptor = retryInterceptor({
+      policy: quick({ maxAttempts: 1 }),
+      limits: { maxRequests: 1 },
+      pool: agent,
+    });
+    const dispatcher = agent.compose(interceptor);
     const first = request(`${server?.origin}/a`, { dispatcher });
     await waitFor(() => hold.waiting() === 1, 2000, 'the first request to be on its connection');
     // A second connection opens for /b; when it is ready, max_requests (1) is full: /b is never written.

@@ -17,6 +17,7 @@ import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { PACKAGE_KNOCKOUTS } from './package.js';
+import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
@@ -388,4 +389,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_COMMAND_KNOCKOUTS,
   ...HOSTILE2_SIM_KNOCKOUTS,
   ...PACKAGE_KNOCKOUTS,
+  ...PENDING_KNOCKOUTS,
 ];
