@@ -15,6 +15,7 @@ import {
   type SeawallRequestOptions,
 } from '../../driver/options.js';
 import { isReplayableBody, originOf } from '../../driver/traits.js';
+import { isLimitsInstance } from '../../driver/upstream/options.js';
 import { type ClientStats, clientStats } from '../../driver/upstream/stats.js';
 import type { ConfigIssue } from '../../policy/core/config-error.js';
 import type { AttemptPlan } from '../../policy/retry/retry.js';
@@ -38,14 +39,34 @@ export interface RetryInterceptorOptions extends SeawallClientOptions {
    * The undici Agent, Pool or Client this interceptor is composed onto. Its stats say whether a connected connection
    * is free when an attempt is admitted: an attempt that has one takes a request slot of `limits`, one that must wait
    * for a connection a pending slot (`maxPendingRequests`). Without it the interceptor cannot tell, and every attempt
-   * takes a request slot (`maxPendingRequests` never binds), as with createFetch.
+   * takes a request slot, as with createFetch: `limits.maxPendingRequests` written without `pool` is a ConfigError.
    */
   pool?: UndiciPool;
 }
 
-/** The problem of a `pool` option that is no undici dispatcher with stats. */
-function poolIssues(pool: unknown): ConfigIssue[] {
-  if (pool === undefined || isUndiciPool(pool)) return [];
+/**
+ * The problems of the `pool` option: no undici dispatcher with stats, or missing where `limits.maxPendingRequests` is
+ * written (without the pool's stats no attempt can be told pending, so the limit would never bind: said, not ignored).
+ */
+function poolIssues(options: RetryInterceptorOptions): ConfigIssue[] {
+  const pool: unknown = options.pool;
+  if (pool === undefined) {
+    const limits = options.limits as { maxPendingRequests?: unknown } | undefined;
+    const written = typeof limits === 'object' && limits !== null && !isLimitsInstance(limits);
+    // @ko pending-needs-pool
+    if (written && limits.maxPendingRequests !== undefined) {
+      return [
+        {
+          path: 'limits.maxPendingRequests',
+          message:
+            'binds only with `pool` (the undici Agent, Pool or Client the interceptor is composed onto): without its ' +
+            'stats no attempt can be told to be waiting for a connection; pass pool, or drop maxPendingRequests',
+        },
+      ];
+    }
+    return [];
+  }
+  if (isUndiciPool(pool)) return [];
   const got = pool === null ? 'null' : typeof pool;
   return [
     { path: 'pool', message: `must be the undici Agent, Pool or Client the interceptor is composed onto, got ${got}` },
@@ -265,7 +286,7 @@ class UndiciCall implements AttemptTransport<AttemptHandler>, AttemptOwner, Cont
  * Responses stream to the caller as soon as the policy accepts them (or, with bufferResponse, once complete).
  */
 export function retryInterceptor(options: RetryInterceptorOptions): SeawallInterceptor {
-  const settings = new ClientSettings(options, 'pool', poolIssues(options.pool));
+  const settings = new ClientSettings(options, 'pool', poolIssues(options));
   const client = new SeawallClient(settings, options.telemetry, 'undici');
   const below = options.pool;
   const interceptor: Dispatcher.DispatcherComposeInterceptor = (dispatch) =>

@@ -647,7 +647,7 @@ describe('HTTP/1.1 pipelining on the endpoints (retryInterceptor)', () => {
       bufferResponse: true,
       endpoints: [flaky?.origin as string, well?.origin as string],
       circuitBreaker: { failureThreshold: 100, failureRate: false },
-      limits: { maxRequests: 20, maxPendingRequests: 20, maxRetries: 20 },
+      limits: { maxRequests: 20, maxRetries: 20 },
       outlierDetection: { consecutive5xx: 100, consecutiveGatewayFailure: 100 },
     });
     const dispatcher = track(new Agent({ pipelining: 4, connections: 1 })).compose(interceptor);

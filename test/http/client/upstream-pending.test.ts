@@ -179,4 +179,17 @@ describe('pending means pending (retryInterceptor with its pool)', () => {
       /pool: is not an option of the Seawall client/,
     );
   });
+
+  it('refuses limits.maxPendingRequests without pool: a limit that could never bind is said, not ignored', () => {
+    expect(() => retryInterceptor({ policy: quick(), limits: { maxRequests: 5, maxPendingRequests: 2 } })).toThrow(
+      /limits\.maxPendingRequests: binds only with `pool`/,
+    );
+    // Without the key, or with the pool, it is fine.
+    expect(() => retryInterceptor({ policy: quick(), limits: { maxRequests: 5 } })).not.toThrow();
+    const agent = new Agent();
+    expect(() =>
+      retryInterceptor({ policy: quick(), pool: agent, limits: { maxRequests: 5, maxPendingRequests: 2 } }),
+    ).not.toThrow();
+    void agent.close();
+  });
 });

@@ -53,4 +53,12 @@ export const PENDING_KNOCKOUTS: Knockout[] = [
     replace: 'key = origin;',
     tests: ['src/http/client/pool-view.test.ts'],
   },
+  {
+    id: 'pending-needs-pool',
+    mechanism: 'retryInterceptor refuses limits.maxPendingRequests without pool (the limit could never bind)',
+    mark: 'pending-needs-pool',
+    find: 'if (written && limits.maxPendingRequests !== undefined) {',
+    replace: 'if (false) {',
+    tests: ['test/http/client/upstream-pending.test.ts'],
+  },
 ];
