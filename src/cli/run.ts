@@ -146,6 +146,7 @@ export async function runCli<S>(argv: readonly string[], io: CliIo, sim: Simulat
       io.stderr.write(`${PROGRAM}: ${error.message}\n`);
       return EXIT_FAILURE;
     }
+    // @ko cli-run-limit-line
     if (isRunLimitError(error)) {
       // A run that reached its bound on live work (maxLive): the figure, when, where, what to change; no stack.
       io.stderr.write(

@@ -114,6 +114,7 @@ export class Engine {
       const payload = heap.poppedPayload;
       heap.poppedPayload = null;
       dispatched++;
+      // @ko sim-engine-pending
       this.queued--;
       handler.handle(type, payload, heap.poppedArg);
     }

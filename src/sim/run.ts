@@ -195,9 +195,9 @@ async function runOnWorkers(scenario: Scenario, tasks: Task[], done: (i: number,
   let failure: { index: number; message: string } | null = null;
   const running = new Set<{ current: number; stop(): void }>();
   const fail = (index: number, message: string) => {
+    // @ko sim-workers-first-failure
     if (failure === null || index < failure.index) failure = { index, message };
     const first = failure.index;
-    // @ko sim-workers-first-failure
     for (const thread of running) if (thread.current > first) thread.stop();
   };
   const runThread = () =>

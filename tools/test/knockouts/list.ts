@@ -17,6 +17,7 @@ import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { REPORT_KNOCKOUTS } from './report.js';
+import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
@@ -386,4 +387,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_GUARD_KNOCKOUTS,
   ...HOSTILE2_COMMAND_KNOCKOUTS,
   ...HOSTILE2_SIM_KNOCKOUTS,
+  ...SIM_BOUNDS_KNOCKOUTS,
 ];
