@@ -2,7 +2,7 @@
 
 export type { EdgeSummary } from './metrics/edges.js';
 export type { RunSummary, TimeseriesRow } from './metrics/summary.js';
-export { DEFAULT_MAX_LIVE, RunLimitError } from './model/live-limit.js';
+export { RunLimitError } from './model/live-limit.js';
 export {
   type RunOptions,
   runVariant,
