@@ -304,6 +304,7 @@ export const HTTP_TYPES = [
 
 /** `seawall/sim`: values. */
 export const SIM_VALUES = [
+  'RunLimitError',
   'ScenarioError',
   'listBuiltinScenarios',
   'loadScenario',

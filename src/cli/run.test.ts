@@ -163,6 +163,19 @@ describe('runCli', () => {
     expect(lines[51]).toBe('seawall: fixture-checkout is not a valid scenario (14,374 problems)');
   });
 
+  it('prints a run stopped at maxLive as its one line and says nothing was written, exit 1 (issue #25)', async () => {
+    const message = 'variant bad, seed 1: stopped at 1 s of 6 s: 1,000,001 requests and events held at once';
+    const simulator = fakeSimulator({
+      simulate: async () => {
+        throw Object.assign(new Error(message), { code: 'SEAWALL_RUN_LIMIT' });
+      },
+    });
+    const result = await run(['simulate', 'fixture-checkout', '--json'], simulator);
+    expect(result.code).toBe(EXIT_FAILURE);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`fixture-checkout: ${message}\nseawall: the run was stopped; nothing was written\n`);
+  });
+
   it('prints a ConfigError-like error from the run as its issues, exit 1', async () => {
     const simulator = fakeSimulator({
       simulate: async () => {

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { summaryJson } from '../report/result.js';
 import { formatSummaryTable } from '../report/table.js';
+import { isRunLimitError } from '../sim/model/live-limit.js';
 import { listedProblems } from '../sim/scenario/errors.js';
 import { type Command, parseCommandLine, reproduceCommand, type SimulateCommand, UsageError } from './args.js';
 import { helpText } from './help.js';
@@ -143,6 +144,14 @@ export async function runCli<S>(argv: readonly string[], io: CliIo, sim: Simulat
     }
     if (error instanceof UserError) {
       io.stderr.write(`${PROGRAM}: ${error.message}\n`);
+      return EXIT_FAILURE;
+    }
+    // @ko cli-run-limit-line
+    if (isRunLimitError(error)) {
+      // A run that reached its bound on live work (maxLive): the figure, when, where, what to change; no stack.
+      io.stderr.write(
+        `${target ?? 'scenario'}: ${error.message}\n${PROGRAM}: the run was stopped; nothing was written\n`,
+      );
       return EXIT_FAILURE;
     }
     const problems = sim.scenarioProblems(error) ?? problemsOf(error);

@@ -59,6 +59,16 @@ describe('Engine', () => {
     expect(engine.events).toBe(3);
   });
 
+  it('counts pending events exactly while a handler runs (the bound on live work reads it)', () => {
+    const engine = new Engine();
+    const seen: number[] = [];
+    engine.at(1, 0, 'a');
+    engine.at(2, 0, 'b');
+    engine.at(3, 20, 'c'); // a type without a lane: the heap
+    engine.run(10, { handle: () => seen.push(engine.pending) });
+    expect(seen).toEqual([2, 1, 0]);
+  });
+
   it('never schedules into the past', () => {
     const engine = new Engine();
     const recorder = new Recorder(engine);

@@ -114,9 +114,10 @@ export class Engine {
       const payload = heap.poppedPayload;
       heap.poppedPayload = null;
       dispatched++;
+      // @ko sim-engine-pending
+      this.queued--;
       handler.handle(type, payload, heap.poppedArg);
     }
-    this.queued -= dispatched;
     this.events += dispatched;
     if (untilMs > this.nowMs && Number.isFinite(untilMs)) this.nowMs = untilMs;
     return dispatched;

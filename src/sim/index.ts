@@ -2,6 +2,7 @@
 
 export type { EdgeSummary } from './metrics/edges.js';
 export type { RunSummary, TimeseriesRow } from './metrics/summary.js';
+export { RunLimitError } from './model/live-limit.js';
 export {
   type RunOptions,
   runVariant,

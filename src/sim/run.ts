@@ -7,6 +7,7 @@ import type { ShedStats } from '../policy/admission/shed.js';
 import type { RetryStats } from '../policy/retry/retry-stats.js';
 import { edgeSummaries } from './metrics/edges.js';
 import { type RunSummary, summarize, type TimeseriesRow, timeseries } from './metrics/summary.js';
+import { RunLimitError } from './model/live-limit.js';
 import { World } from './model/world.js';
 import { ScenarioError } from './scenario/errors.js';
 import type { Scenario } from './scenario/types.js';
@@ -94,8 +95,13 @@ export function runVariant(
   }
   const durationMs = overrides.durationMs ?? scenario.durationMs;
   const windows = Object.entries(scenario.windows).map(([name, [startMs, endMs]]) => ({ name, startMs, endMs }));
-  const world = new World({ model: spec.model, durationMs, windows, seed });
-  world.run();
+  const world = new World({ model: spec.model, durationMs, windows, seed, maxLive: scenario.maxLive });
+  try {
+    world.run();
+  } catch (error) {
+    if (error instanceof RunLimitError) throw new RunLimitError(`variant ${variant}, seed ${seed}: ${error.message}`);
+    throw error;
+  }
   const m = world.metrics;
   const services = world.services.map((service, s): ServiceDetail => {
     let shed: ShedStats | null = null;
@@ -144,7 +150,7 @@ interface Task {
   seed: number;
 }
 
-interface TaskResult {
+export interface TaskResult {
   summary: RunSummary;
   timeseries: TimeseriesRow[];
   events: number;
@@ -175,9 +181,25 @@ function startWorker(scenario: Scenario): Worker | null {
   return new Worker(code, { ...options, eval: true });
 }
 
+/** What a worker answers for a task: its result, or the run's stop at its bound on live work (RunLimitError). */
+export type WorkerReply = { index: number; result: TaskResult } | { index: number; limit: string };
+
+/**
+ * Runs the tasks on worker threads. A task that stops at its live-work bound fails the whole call, and the error is
+ * the one the serial loop would have met first (the lowest task index): later tasks are abandoned (their workers
+ * terminated), earlier ones still running finish, so which run is named does not depend on thread timing.
+ */
 async function runOnWorkers(scenario: Scenario, tasks: Task[], done: (i: number, r: TaskResult) => void) {
   const threads = Math.min(availableParallelism(), tasks.length);
   let next = 0;
+  let failure: { index: number; message: string } | null = null;
+  const running = new Set<{ current: number; stop(): void }>();
+  const fail = (index: number, message: string) => {
+    // @ko sim-workers-first-failure
+    if (failure === null || index < failure.index) failure = { index, message };
+    const first = failure.index;
+    for (const thread of running) if (thread.current > first) thread.stop();
+  };
   const runThread = () =>
     new Promise<void>((resolve, reject) => {
       const worker = startWorker(scenario);
@@ -185,17 +207,28 @@ async function runOnWorkers(scenario: Scenario, tasks: Task[], done: (i: number,
         reject(new Error('cannot start a simulation worker'));
         return;
       }
-      const feed = () => {
-        if (next >= tasks.length) {
+      const thread = {
+        current: -1,
+        stop() {
+          running.delete(thread);
+          thread.current = -1;
           void worker.terminate().then(() => resolve());
+        },
+      };
+      running.add(thread);
+      const feed = () => {
+        if (next >= tasks.length || failure !== null) {
+          thread.stop();
           return;
         }
-        const index = next++;
-        worker.postMessage({ index, ...(tasks[index] as Task) });
+        thread.current = next++;
+        worker.postMessage({ index: thread.current, ...(tasks[thread.current] as Task) });
       };
-      worker.on('message', (message: { index: number; result: TaskResult }) => {
-        done(message.index, message.result);
-        feed();
+      worker.on('message', (message: WorkerReply) => {
+        if (!running.has(thread)) return;
+        if ('limit' in message) fail(message.index, message.limit);
+        else done(message.index, message.result);
+        if (running.has(thread)) feed();
       });
       worker.on('error', reject);
       worker.on('exit', (code) => {
@@ -204,6 +237,8 @@ async function runOnWorkers(scenario: Scenario, tasks: Task[], done: (i: number,
       feed();
     });
   await Promise.all(Array.from({ length: threads }, runThread));
+  const failed = failure as { index: number; message: string } | null;
+  if (failed !== null) throw new RunLimitError(failed.message);
 }
 
 function canStartWorkers(): boolean {

@@ -25,6 +25,7 @@ import {
 import { FaultsInForce } from './fault-state.js';
 import { applyFault, type FaultTarget, sampleBin } from './faults.js';
 import { wakeEdge } from './guards.js';
+import { DEFAULT_MAX_LIVE, liveLimitMessage, RunLimitError } from './live-limit.js';
 import { OutcomeTable } from './outcomes.js';
 import { refusalWithoutSeawall } from './plain-refusal.js';
 import {
@@ -58,6 +59,8 @@ export interface WorldOptions {
   durationMs: number;
   windows: readonly WindowDef[];
   seed: number;
+  /** Requests at services + pending events the run may hold at once (the file's `maxLive`); default DEFAULT_MAX_LIVE. */
+  maxLive?: number | undefined;
 }
 
 /**
@@ -84,11 +87,15 @@ export class World implements EventHandler, FaultTarget, CallerHost {
   /** End of the next bin whose gauges are still to be sampled. */
   private nextSampleMs = BIN_MS;
   private nextSampleBin = 0;
+  /** Requests at services (queued, working or calling), over every service: the sum of their inFlight. */
+  private present = 0;
+  private readonly maxLive: number;
 
   constructor(options: WorldOptions) {
     const { model } = options;
     const root = createRandom(options.seed);
     this.durationMs = options.durationMs;
+    this.maxLive = options.maxLive ?? DEFAULT_MAX_LIVE;
     this.cancellation = model.cancellation;
     this.faults = model.faults;
     this.faultActive = model.faults.map(() => false);
@@ -212,6 +219,9 @@ export class World implements EventHandler, FaultTarget, CallerHost {
     request.state = QUEUED;
     const service = request.instance.service;
     service.inFlight++;
+    // Every request and every timer a run holds came with an arrival here, so the bound is checked here.
+    // @ko sim-live-bounded
+    if (++this.present + this.engine.pending > this.maxLive) this.stopAtLiveLimit();
     this.metrics.serviceArrival(service.index, this.engine.nowMs);
     const shedder = request.instance.shedder;
     if (shedder === null) {
@@ -233,6 +243,13 @@ export class World implements EventHandler, FaultTarget, CallerHost {
         this.respond(request, DEADLINE_REFUSAL.status, refusalHeaders(request, DEADLINE_REFUSAL.headers));
         break;
     }
+  }
+
+  /** The run holds more than maxLive: it stops here, saying when, how much, where it was held and what to change. */
+  private stopAtLiveLimit(): never {
+    const now = this.engine.nowMs;
+    const pending = this.engine.pending;
+    throw new RunLimitError(liveLimitMessage(this.maxLive, this.present, pending, now, this.durationMs, this.services));
   }
 
   private startWork(request: Request, waitedMs: number): void {
@@ -305,6 +322,8 @@ export class World implements EventHandler, FaultTarget, CallerHost {
     request.state = DONE;
     request.slot = -1;
     service.inFlight--;
+    // @ko sim-live-released
+    this.present--;
     if (!ran) return;
     this.metrics.executionFinished(service.index, isWasted(request), this.engine.nowMs);
     const shedder = instance.shedder;

@@ -161,6 +161,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
         description: undefined,
         duration: Number.POSITIVE_INFINITY,
         maxRequests: undefined,
+        maxLive: undefined,
         windows: {} as Record<string, number[]>,
         variants: (isPlainObject(raw.variants) ? raw.variants : {}) as Record<
           string,
@@ -278,6 +279,8 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     windows,
     variants,
     warnings: dedupe(warnings.map(problemLine)),
+    // @ko scenario-max-live-read
+    ...(file.maxLive === undefined ? {} : { maxLive: file.maxLive }),
   };
 }
 

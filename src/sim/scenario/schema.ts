@@ -213,6 +213,11 @@ export const fileSchema = z.strictObject(
       .int({ error: 'must be a whole number' })
       .positive({ error: 'must be > 0' })
       .optional(),
+    maxLive: z
+      .number({ error: say('must be a number of requests and events') })
+      .int({ error: 'must be a whole number' })
+      .positive({ error: 'must be > 0' })
+      .optional(),
     windows: z.record(z.string(), windowSchema, mapping).optional(),
     variants: z.record(z.string(), variantSchema, mapping).optional(),
     traffic: z.unknown(),

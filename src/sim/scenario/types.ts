@@ -121,4 +121,6 @@ export interface Scenario {
   variants: VariantSpec[];
   /** Risky but valid settings (e.g. policy warnings), one line each with its path. */
   warnings: string[];
+  /** The file's `maxLive`: requests and events one run may hold at once; absent: the World's DEFAULT_MAX_LIVE. */
+  maxLive?: number;
 }

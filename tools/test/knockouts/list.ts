@@ -19,6 +19,7 @@ import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { PACKAGE_KNOCKOUTS } from './package.js';
 import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
+import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
@@ -390,4 +391,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_SIM_KNOCKOUTS,
   ...PACKAGE_KNOCKOUTS,
   ...PENDING_KNOCKOUTS,
+  ...SIM_BOUNDS_KNOCKOUTS,
 ];
