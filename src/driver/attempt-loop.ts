@@ -371,10 +371,10 @@ export class CallRunner<P> implements AbortWaiter {
     return false;
   }
 
-  /** The local limit behind this stop, if any: a refused attempt ends as shed-locally (not-retryable), a refused retry as budget-exhausted. */
+  /** The local limit behind this stop, if any: a refused attempt ends `refused`, a refused retry budget-exhausted. */
   private refusalFor(reason: StopReason): UpstreamRefusal | null {
     const limit = this.admission?.refusal ?? null;
-    return this.retryRefused || reason === 'not-retryable' ? limit : null;
+    return this.retryRefused || reason === 'refused' ? limit : null;
   }
 
   /** The policy counts a refused attempt as begun; errors and events count the attempts that were sent. */

@@ -22,4 +22,28 @@ export const EVENTS2_KNOCKOUTS: Knockout[] = [
     replace: README_BLOCK,
     tests: ['test/docs/readme-policy.test.ts'],
   },
+  {
+    id: 'execute-one-layer-off',
+    mechanism: 'execute() inside a request from a Seawall hop retries its own work (a database is not a Seawall hop)',
+    mark: 'execute-one-layer-off',
+    find: 'export const EXECUTE_ONE_LAYER = false;',
+    replace: 'export const EXECUTE_ONE_LAYER = true;',
+    tests: ['src/execute/executor.hop.test.ts'],
+  },
+  {
+    id: 'retry-one-layer-stop',
+    mechanism: 'a call the one-layer rule held to one attempt stops one-layer, not attempts-exhausted',
+    mark: 'retry-one-layer-stop',
+    find: "if (this.oneLayerCapped && config.maxAttempts > 1) return this.stop('one-layer');",
+    replace: '// (knocked out) the cap reads as attempts-exhausted',
+    tests: ['src/policy/retry/retry.one-layer.test.ts'],
+  },
+  {
+    id: 'retry-refused-stop',
+    mechanism: 'an attempt a local guard refused (the first one too) ends the call refused, a give-up',
+    mark: 'retry-refused-stop',
+    find: "if (verdict.reason === 'shed-locally') return this.stop('refused');",
+    replace: '// (knocked out) a refusal reads as not-retryable',
+    tests: ['src/policy/retry/retry.test.ts'],
+  },
 ];
