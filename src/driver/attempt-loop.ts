@@ -30,6 +30,11 @@ const SHED_LOCALLY: Outcome = { kind: 'shed-locally' };
 /** setTimeout's longest delay (24.8 days): past it Node fires after 1 ms (a deadline 40 days out timed out at once). */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** A signal's reason saying time ran out (the platform's TimeoutError: AbortSignal.timeout, the server's deadline). */
+function isTimeoutReason(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}
+
 function fireTimer(runner: CallRunner<unknown>): void {
   runner.onTimer();
 }
@@ -287,23 +292,19 @@ export class CallRunner<P> implements AbortWaiter {
   abort(reason: unknown, fromCaller: boolean): void {
     if (this.state === ENDED) return;
     if (!fromCaller) this.lastError = reason;
-    if (this.state === IDLE) {
-      // Aborted before the first attempt (or before the call began): it still ends in the policy, so `active`
-      // returns to 0 and a percent budget does not count it as in flight forever.
-      this.state = ENDED;
-      this.call?.abort(Date.now());
-      this.relay();
-      this.transport.callEnded();
-      this.transport.fail(fromCaller ? reason : this.error('aborted'));
-      return;
-    }
+    // The inbound request's deadline passed (its signal's reason is a TimeoutError): deadline-exceeded, not aborted.
+    const expired = !fromCaller && isTimeoutReason(reason);
     const inAttempt = this.state === ATTEMPT;
     const attempt = this.attempt;
     if (inAttempt) this.endTrace(ABORTED, null, reason);
-    (this.call as RetryCall).abort(Date.now());
+    // Before the first attempt too, it ends in the policy (`active` returns to 0; a percent budget forgets it).
+    if (expired) this.call?.expire(Date.now());
+    else this.call?.abort(Date.now());
     this.end();
     if (inAttempt) this.transport.cancel(attempt, reason);
-    this.transport.fail(fromCaller ? reason : this.error('aborted'));
+    const stop = this.call?.stopReason ?? 'aborted';
+    this.published(stop);
+    this.transport.fail(fromCaller ? reason : this.error(stop));
   }
 
   private end(): void {
@@ -345,19 +346,19 @@ export class CallRunner<P> implements AbortWaiter {
     };
   }
 
+  /** Tells `seawall:give-up` and onGiveUp, when the call ended on a give-up and someone listens. */
+  private published(reason: StopReason): void {
+    if (!isGiveUp(reason) || !giveUpObserved(this.client, reason)) return;
+    const refusal = this.refusalFor(reason);
+    const attempt = this.call?.attempts ?? 0;
+    const { lastStatus: status, lastError: error } = this;
+    const facts = { reason, attempt, attempts: this.attemptsSent(refusal), refusal, status, error };
+    publishGiveUp(this.client, this.eventBase(Date.now()), facts);
+  }
+
   private finish(reason: StopReason, payload: P | undefined): boolean {
     this.end();
-    if (isGiveUp(reason) && giveUpObserved(this.client, reason)) {
-      const refusal = this.refusalFor(reason);
-      publishGiveUp(this.client, this.eventBase(Date.now()), {
-        reason,
-        attempt: this.call?.attempts ?? 0,
-        attempts: this.attemptsSent(refusal),
-        refusal,
-        status: this.lastStatus,
-        error: this.lastError,
-      });
-    }
+    this.published(reason);
     if (payload !== undefined) {
       const rejectOnGiveUp = this.client.settings.rejectOnGiveUp;
       // With rejectOnGiveUp the last response goes to the caller only when Seawall did not give up on it.

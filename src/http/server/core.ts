@@ -49,7 +49,8 @@ const WAITING = 1;
 const RUNNING = 2;
 const DONE = 3;
 
-type AbortKind = 'deadline' | 'gone';
+/** Why a request's signal fired: its deadline passed, or its client went away. */
+export type AbortKind = 'deadline' | 'gone';
 
 let deadlineReason: DOMException | undefined;
 let goneReason: DOMException | undefined;
@@ -104,6 +105,11 @@ export class InboundRequest implements SeawallContext {
       else if (this.state !== DONE) this.armDeadline(Date.now());
     }
     return controller.signal;
+  }
+
+  /** Why the request was abandoned (its signal fired): 'deadline', 'gone', or null while it was not. */
+  get abandoned(): AbortKind | null {
+    return this.aborted;
   }
 
   /** True once the request is over (answered, refused, cancelled or its client gone). */

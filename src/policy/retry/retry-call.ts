@@ -344,6 +344,15 @@ export class RetryCall {
     if (this.stopReason === null) this.end('aborted');
   }
 
+  /**
+   * Ends the call as deadline-exceeded unless it already ended: the deadline it inherited passed, and the driver heard
+   * it from the inbound request (its signal) before its own timer. Not `aborted`: nobody gave up, time ran out.
+   */
+  expire(_nowMs: number): void {
+    // @ko retry-inbound-deadline-expired
+    if (this.stopReason === null) this.end('deadline-exceeded');
+  }
+
   private releaseRetrySlot(): void {
     if (this.holdsRetrySlot) {
       this.holdsRetrySlot = false;

@@ -46,4 +46,20 @@ export const EVENTS2_KNOCKOUTS: Knockout[] = [
     replace: '// (knocked out) a refusal reads as not-retryable',
     tests: ['src/policy/retry/retry.test.ts'],
   },
+  {
+    id: 'server-abandoned-quiet',
+    mechanism: 'an error caused by the caller abandoning the request (client gone, deadline passed) is not logged',
+    mark: 'server-abandoned-quiet',
+    find: 'return request !== undefined && request.abandoned !== null && causedByAbandonment(error);',
+    replace: 'return false;',
+    tests: ['test/http/server/abandoned.test.ts'],
+  },
+  {
+    id: 'retry-inbound-deadline-expired',
+    mechanism: "a call ended by the inbound request's deadline stops deadline-exceeded, not aborted",
+    mark: 'retry-inbound-deadline-expired',
+    find: "if (this.stopReason === null) this.end('deadline-exceeded');",
+    replace: "if (this.stopReason === null) this.end('aborted');",
+    tests: ['test/http/server/abandoned.test.ts'],
+  },
 ];
