@@ -8,7 +8,7 @@ import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryO
 import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { monotonicNowMs } from './clock.js';
 import type { SeawallContext } from './context.js';
-import { AttemptTimeoutError, SeawallError } from './errors.js';
+import { AttemptTimeoutError, isTimeoutReason, SeawallError } from './errors.js';
 import { describeThrown, isGiveUp } from './events.js';
 import type { CallRequest } from './options.js';
 import { ABORTED } from './outcome.js';
@@ -29,11 +29,6 @@ const SHED_LOCALLY: Outcome = { kind: 'shed-locally' };
 
 /** setTimeout's longest delay (24.8 days): past it Node fires after 1 ms (a deadline 40 days out timed out at once). */
 const MAX_TIMER_MS = 2_147_483_647;
-
-/** A signal's reason saying time ran out (the platform's TimeoutError: AbortSignal.timeout, the server's deadline). */
-function isTimeoutReason(reason: unknown): boolean {
-  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
-}
 
 function fireTimer(runner: CallRunner<unknown>): void {
   runner.onTimer();
@@ -94,7 +89,7 @@ export class CallRunner<P> implements AbortWaiter {
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits, prepared.context ?? null);
       this.upstream = prepared.traits.upstream ?? '';
-      this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '');
+      this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '', this);
     } catch (error) {
       this.state = ENDED;
       this.transport.fail(error); // invalid per-call options (ConfigError)
@@ -335,7 +330,9 @@ export class CallRunner<P> implements AbortWaiter {
     }
   }
 
-  private eventBase(now: number): CallEventBase {
+  /** The facts every event of this call carries (a refusal's too: CallAdmission). */ eventBase(
+    now: number,
+  ): CallEventBase {
     const request = this.request;
     return {
       client: this.client.kind,

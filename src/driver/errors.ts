@@ -123,3 +123,8 @@ export class AttemptTimeoutError extends Error {
     this.name = 'TimeoutError';
   }
 }
+
+/** A signal's reason saying time ran out (the platform's TimeoutError: AbortSignal.timeout, the server's deadline). */
+export function isTimeoutReason(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
+}

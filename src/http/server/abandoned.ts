@@ -33,7 +33,7 @@ function causedByAbandonment(error: unknown): boolean {
  */
 export function isAbandonment(error: unknown, request: InboundRequest | undefined): boolean {
   // @ko server-abandoned-quiet
-  return request !== undefined && request.abandoned !== null && causedByAbandonment(error);
+  return request !== undefined && request.aborted !== null && causedByAbandonment(error);
 }
 
 /**
@@ -44,7 +44,7 @@ export function answerAbandoned(error: unknown, req: IncomingMessage, res: Serve
   const request = requests.get(req);
   if (!isAbandonment(error, request)) return false;
   if (res.writableEnded) return true;
-  if (request?.abandoned === 'deadline' && !res.headersSent && !res.destroyed) {
+  if (request?.aborted === 'deadline' && !res.headersSent && !res.destroyed) {
     res.writeHead(504, { 'content-length': '0' });
     res.end();
   } else res.destroy();

@@ -49,7 +49,6 @@ const WAITING = 1;
 const RUNNING = 2;
 const DONE = 3;
 
-/** Why a request's signal fired: its deadline passed, or its client went away. */
 export type AbortKind = 'deadline' | 'gone';
 
 let deadlineReason: DOMException | undefined;
@@ -80,7 +79,7 @@ export class InboundRequest implements SeawallContext {
   /** @internal */ scope: AsyncResource | null = null;
   private controller: AbortController | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private aborted: AbortKind | null = null;
+  /** @internal Why its signal fired (deadline, gone), or null */ aborted: AbortKind | null = null;
   /**
    * Where the client notes how an error answer relaying a failed call made inside this request is marked (context.ts).
    * An own field, so a context spread from this one (`{ ...currentContext()!, deadlineMs }`) shares it.
@@ -105,11 +104,6 @@ export class InboundRequest implements SeawallContext {
       else if (this.state !== DONE) this.armDeadline(Date.now());
     }
     return controller.signal;
-  }
-
-  /** Why the request was abandoned (its signal fired): 'deadline', 'gone', or null while it was not. */
-  get abandoned(): AbortKind | null {
-    return this.aborted;
   }
 
   /** True once the request is over (answered, refused, cancelled or its client gone). */
