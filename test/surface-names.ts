@@ -292,12 +292,15 @@ export const HTTP_TYPES = [
   'UpstreamStats',
   'WaitHistogramSnapshot',
   // the events' types.
+  'BreakerEvent',
   'BudgetRefusedEvent',
   'CancelEvent',
   'ClientHooks',
   'ClientKind',
   'DropEvent',
+  'EjectionEvent',
   'GiveUpEvent',
+  'RefusedEvent',
   'RetryEvent',
   'ShedEvent',
 ];

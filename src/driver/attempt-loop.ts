@@ -8,7 +8,7 @@ import { type CallEventBase, giveUpObserved, publishGiveUp, publishRetry, retryO
 import { type AttemptTransport, NO_HEADERS } from './attempt-transport.js';
 import { monotonicNowMs } from './clock.js';
 import type { SeawallContext } from './context.js';
-import { AttemptTimeoutError, SeawallError } from './errors.js';
+import { AttemptTimeoutError, isTimeoutReason, SeawallError } from './errors.js';
 import { describeThrown, isGiveUp } from './events.js';
 import type { CallRequest } from './options.js';
 import { ABORTED } from './outcome.js';
@@ -89,7 +89,7 @@ export class CallRunner<P> implements AbortWaiter {
       this.contextSignal = prepared.contextSignal;
       call = settings.policy.start(now, prepared.traits, prepared.context ?? null);
       this.upstream = prepared.traits.upstream ?? '';
-      this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '');
+      this.admission = settings.upstreams?.admission(prepared.traits.upstream ?? '', this);
     } catch (error) {
       this.state = ENDED;
       this.transport.fail(error); // invalid per-call options (ConfigError)
@@ -288,23 +288,19 @@ export class CallRunner<P> implements AbortWaiter {
   abort(reason: unknown, fromCaller: boolean): void {
     if (this.state === ENDED) return;
     if (!fromCaller) this.lastError = reason;
-    if (this.state === IDLE) {
-      // Aborted before the first attempt (or before the call began): it still ends in the policy, so `active`
-      // returns to 0 and a percent budget does not count it as in flight forever.
-      this.state = ENDED;
-      this.call?.abort(Date.now());
-      this.relay();
-      this.transport.callEnded();
-      this.transport.fail(fromCaller ? reason : this.error('aborted'));
-      return;
-    }
+    // The inbound request's deadline passed (its signal's reason is a TimeoutError): deadline-exceeded, not aborted.
+    const expired = !fromCaller && isTimeoutReason(reason);
     const inAttempt = this.state === ATTEMPT;
     const attempt = this.attempt;
     if (inAttempt) this.endTrace(ABORTED, null, reason);
-    (this.call as RetryCall).abort(Date.now());
+    // Before the first attempt too, it ends in the policy (`active` returns to 0; a percent budget forgets it).
+    if (expired) this.call?.expire(Date.now());
+    else this.call?.abort(Date.now());
     this.end();
     if (inAttempt) this.transport.cancel(attempt, reason);
-    this.transport.fail(fromCaller ? reason : this.error('aborted'));
+    const stop = this.call?.stopReason ?? 'aborted';
+    this.published(stop);
+    this.transport.fail(fromCaller ? reason : this.error(stop));
   }
 
   private end(): void {
@@ -335,7 +331,9 @@ export class CallRunner<P> implements AbortWaiter {
     }
   }
 
-  private eventBase(now: number): CallEventBase {
+  /** The facts every event of this call carries (a refusal's too: CallAdmission). */ eventBase(
+    now: number,
+  ): CallEventBase {
     const request = this.request;
     return {
       client: this.client.kind,
@@ -346,19 +344,19 @@ export class CallRunner<P> implements AbortWaiter {
     };
   }
 
+  /** Tells `seawall:give-up` and onGiveUp, when the call ended on a give-up and someone listens. */
+  private published(reason: StopReason): void {
+    if (!isGiveUp(reason) || !giveUpObserved(this.client, reason)) return;
+    const refusal = this.refusalFor(reason);
+    const attempt = this.call?.attempts ?? 0;
+    const { lastStatus: status, lastError: error } = this;
+    const facts = { reason, attempt, attempts: this.attemptsSent(refusal), refusal, status, error };
+    publishGiveUp(this.client, this.eventBase(Date.now()), facts);
+  }
+
   private finish(reason: StopReason, payload: P | undefined): boolean {
     this.end();
-    if (isGiveUp(reason) && giveUpObserved(this.client, reason)) {
-      const refusal = this.refusalFor(reason);
-      publishGiveUp(this.client, this.eventBase(Date.now()), {
-        reason,
-        attempt: this.call?.attempts ?? 0,
-        attempts: this.attemptsSent(refusal),
-        refusal,
-        status: this.lastStatus,
-        error: this.lastError,
-      });
-    }
+    this.published(reason);
     if (payload !== undefined) {
       const rejectOnGiveUp = this.client.settings.rejectOnGiveUp;
       // With rejectOnGiveUp the last response goes to the caller only when Seawall did not give up on it.
@@ -372,10 +370,10 @@ export class CallRunner<P> implements AbortWaiter {
     return false;
   }
 
-  /** The local limit behind this stop, if any: a refused attempt ends as shed-locally (not-retryable), a refused retry as budget-exhausted. */
+  /** The local limit behind this stop, if any: a refused attempt ends `refused`, a refused retry budget-exhausted. */
   private refusalFor(reason: StopReason): UpstreamRefusal | null {
     const limit = this.admission?.refusal ?? null;
-    return this.retryRefused || reason === 'not-retryable' ? limit : null;
+    return this.retryRefused || reason === 'refused' ? limit : null;
   }
 
   /** The policy counts a refused attempt as begun; errors and events count the attempts that were sent. */

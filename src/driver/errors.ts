@@ -35,6 +35,8 @@ const REASON_TEXT: Record<StopReason, string> = {
   'deadline-exceeded': 'the deadline passed',
   aborted: 'the call was aborted',
   'unclaimed-error': 'the error was relayed unclaimed: a hop below already spent its retries on it',
+  'one-layer': 'inside a request from another Seawall hop this call makes one attempt: the outermost hop retries',
+  refused: 'a local guard refused the attempt',
 };
 
 const REFUSAL_TEXT: Record<UpstreamRefusal, string> = {
@@ -78,7 +80,7 @@ export class SeawallError extends Error {
   readonly elapsedMs: number;
   /**
    * Set when Seawall refused an attempt or a retry itself, without network I/O (the policy's `shed-locally` outcome;
-   * `reason` is then the policy's stop reason, `not-retryable`): which local limit refused it.
+   * `reason` is then `refused`, or `budget-exhausted` for limits.maxRetries): which local limit refused it.
    */
   readonly refusal: UpstreamRefusal | null;
 
@@ -120,4 +122,9 @@ export class AttemptTimeoutError extends Error {
     );
     this.name = 'TimeoutError';
   }
+}
+
+/** A signal's reason saying time ran out (the platform's TimeoutError: AbortSignal.timeout, the server's deadline). */
+export function isTimeoutReason(reason: unknown): boolean {
+  return typeof reason === 'object' && reason !== null && (reason as { name?: unknown }).name === 'TimeoutError';
 }

@@ -2,7 +2,9 @@
 
 import diagnostics from 'node:diagnostics_channel';
 import type { OutcomeKind, StopReason } from '../policy/core/types.js';
-import type { UpstreamRefusal } from './upstream/scopes.js';
+import type { BreakerChangeCause, BreakerState } from '../policy/upstream/breaker.js';
+import type { UpstreamRefusal } from '../policy/upstream/hold.js';
+import type { EjectionReason } from '../policy/upstream/outlier-types.js';
 
 /** The channel names, one per mechanism (`diagnostics_channel.subscribe(SEAWALL_CHANNELS.retry, fn)`). */
 export const SEAWALL_CHANNELS = Object.freeze({
@@ -18,6 +20,12 @@ export const SEAWALL_CHANNELS = Object.freeze({
   drop: 'seawall:drop',
   /** The client of an admitted (running or queued) request went away: its signal fired. */
   cancel: 'seawall:cancel',
+  /** A client's circuit breaker changed state: open, half-open, closed. */
+  breaker: 'seawall:breaker',
+  /** A client's outlier detection ejected an endpoint, or let it back. */
+  ejection: 'seawall:ejection',
+  /** A local guard of a client (breaker, limits, no healthy endpoint) refused an attempt before sending it. */
+  refused: 'seawall:refused',
 });
 
 /** Which client driver published a client event. */
@@ -75,6 +83,42 @@ export interface BudgetRefusedEvent extends ClientEventBase {
   readonly error: unknown;
 }
 
+/** `seawall:refused` and onRefused: a local guard refused attempt `attempt` of a call; nothing was sent. */
+export interface RefusedEvent extends ClientEventBase {
+  /** The attempt refused (1 = the first try: the call then ends `refused` without sending anything). */
+  readonly attempt: number;
+  /** Which guard: breaker-open, breaker-half-open-full, max-pending, max-requests, max-retries, no-healthy-endpoint. */
+  readonly refusal: UpstreamRefusal;
+}
+
+/** `seawall:breaker` and onBreak / onHalfOpen / onReset: a circuit breaker changed state. */
+export interface BreakerEvent {
+  /** The upstream scope whose breaker it is (the client's `upstream`, or the budget key). */
+  readonly upstream: string;
+  /** The new state, and the one it left. */
+  readonly state: BreakerState;
+  readonly previous: BreakerState;
+  /** failures, probe-failed, probe-expired (to open); break-over (to half-open); probes-succeeded (to closed). */
+  readonly cause: BreakerChangeCause;
+  /** The break this open period lasts (ms) when `state` is open, else 0. */
+  readonly breakDurationMs: number;
+}
+
+/** `seawall:ejection` and onEject / onUneject: outlier detection ejected an endpoint, or let it back. */
+export interface EjectionEvent {
+  readonly upstream: string;
+  /** The endpoint's origin. */
+  readonly endpoint: string;
+  /** true: ejected now; false: back in the pool. */
+  readonly ejected: boolean;
+  /** Why it was ejected: consecutive-5xx, consecutive-gateway-failure, success-rate, failure-percentage. */
+  readonly reason: EjectionReason;
+  /** How long it stays out (ejected), or how long it was out (back), in ms. */
+  readonly ejectionTimeMs: number;
+  /** Endpoints out of the pool after this change. */
+  readonly ejectionsActive: number;
+}
+
 /** Facts shared by the server events. */
 interface ServerEventBase {
   /** The middleware's `name` option (default 'default'). */
@@ -119,7 +163,31 @@ export interface ClientHooks {
   onRetry?: (event: RetryEvent) => void;
   /** Called when the call ends on a failure Seawall wanted to retry (a give-up). Throws are handled as onRetry's. */
   onGiveUp?: (event: GiveUpEvent) => void;
+  /** A local guard refused an attempt (seawall:refused). */
+  onRefused?: (event: RefusedEvent) => void;
+  /** The circuit breaker opened (cockatiel's onBreak, opossum's 'open'). */
+  onBreak?: (event: BreakerEvent) => void;
+  /** The circuit breaker half-opened: the next attempts are probes (opossum's 'halfOpen'). */
+  onHalfOpen?: (event: BreakerEvent) => void;
+  /** The circuit breaker closed again (cockatiel's onReset, opossum's 'close'). */
+  onReset?: (event: BreakerEvent) => void;
+  /** Outlier detection ejected an endpoint. */
+  onEject?: (event: EjectionEvent) => void;
+  /** An ejected endpoint is back in the pool. */
+  onUneject?: (event: EjectionEvent) => void;
 }
+
+/** The hook names of ClientHooks (options are checked against them). */
+export const HOOK_NAMES = [
+  'onRetry',
+  'onGiveUp',
+  'onRefused',
+  'onBreak',
+  'onHalfOpen',
+  'onReset',
+  'onEject',
+  'onUneject',
+] as const;
 
 export const retryChannel = diagnostics.channel(SEAWALL_CHANNELS.retry);
 export const giveUpChannel = diagnostics.channel(SEAWALL_CHANNELS.giveUp);
@@ -127,6 +195,9 @@ export const budgetRefusedChannel = diagnostics.channel(SEAWALL_CHANNELS.budgetR
 export const shedChannel = diagnostics.channel(SEAWALL_CHANNELS.shed);
 export const dropChannel = diagnostics.channel(SEAWALL_CHANNELS.drop);
 export const cancelChannel = diagnostics.channel(SEAWALL_CHANNELS.cancel);
+export const breakerChannel = diagnostics.channel(SEAWALL_CHANNELS.breaker);
+export const ejectionChannel = diagnostics.channel(SEAWALL_CHANNELS.ejection);
+export const refusedChannel = diagnostics.channel(SEAWALL_CHANNELS.refused);
 
 /** Stop reasons that are a give-up: the policy's one set, beside StopReason (policy/types.ts GIVE_UP_REASONS). */
 export { isGiveUp } from '../policy/core/types.js';

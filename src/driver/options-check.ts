@@ -4,6 +4,7 @@ import { ConfigError, type ConfigIssue, joinPath, unknownKey } from '../policy/c
 import { collectDuration } from '../policy/core/duration.js';
 import { compileRetryOn } from '../policy/retry/classify.js';
 import { MAX_ATTEMPTS_LIMIT } from '../policy/retry/retry-config.js';
+import { HOOK_NAMES } from './events.js';
 import { UPSTREAM_OPTION_KEYS, upstreamOptionIssues } from './upstream/options.js';
 
 /** Keys of the per-call `seawall` options. */
@@ -45,8 +46,7 @@ export const CLIENT_OPTION_KEYS: ReadonlySet<string> = new Set([
   'trustClaims',
   'unrefBackoff',
   'drain',
-  'onRetry',
-  'onGiveUp',
+  ...HOOK_NAMES,
   ...UPSTREAM_OPTION_KEYS,
   ...DRIVER_KEYS,
 ]);
@@ -195,7 +195,7 @@ export function clientOptionIssues(input: unknown, own: DriverKey | null): Confi
     issues.push({ path: 'telemetry', message: `must be true, false or { tracer, meter }, got ${describe(telemetry)}` });
   }
   checkKeyString(input.upstream, 'upstream', issues);
-  for (const key of ['onRetry', 'onGiveUp'] as const) {
+  for (const key of HOOK_NAMES) {
     const hook = input[key];
     if (hook !== undefined && typeof hook !== 'function') {
       issues.push({ path: key, message: `must be a function (event) => void, got ${describe(hook)}` });

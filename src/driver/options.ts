@@ -13,11 +13,12 @@ import {
 import { RetryPolicy } from '../policy/retry/retry.js';
 import type { RetryPolicyConfig } from '../policy/retry/retry-config.js';
 import { currentContext, type SeawallContext } from './context.js';
-import type { ClientHooks } from './events.js';
+import { type ClientHooks, HOOK_NAMES } from './events.js';
 import { IDEMPOTENCY_KEY_HEADER } from './headers.js';
 import { checkRequestOptions, clientOptionIssues, type DriverKey } from './options-check.js';
 import type { TelemetryOptions } from './telemetry.js';
 import { killSwitchSet } from './traits.js';
+import { GuardEvents } from './upstream/guard-events.js';
 import type { UpstreamOptions } from './upstream/options.js';
 import { Upstreams } from './upstream/scopes.js';
 
@@ -220,8 +221,10 @@ export class ClientSettings {
     this.writes = options.writes;
     this.upstream = options.upstream;
     for (const defaults of [this.reads, this.writes]) if (defaults?.retryOn) this.retryOnSet(defaults.retryOn);
-    this.upstreams = Upstreams.from(options, options.upstream);
-    this.hooks = { onRetry: options.onRetry, onGiveUp: options.onGiveUp };
+    const hooks: Record<string, unknown> = {};
+    for (const name of HOOK_NAMES) if (options[name] !== undefined) hooks[name] = options[name];
+    this.hooks = hooks as ClientHooks;
+    this.upstreams = Upstreams.from(options, options.upstream, new GuardEvents(this.hooks));
   }
 
   /** Compiles a retry-condition list once per list object. */

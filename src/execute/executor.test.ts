@@ -195,19 +195,24 @@ describe('execute', () => {
     expect(attemptSignal?.aborted).toBe(true);
   });
 
-  it('inside a request from another Seawall hop, makes one attempt (one layer) and obeys the inbound signal', async () => {
+  it('inside a request from another Seawall hop, retries (not a service call) unless oneLayer: true; obeys the inbound signal', async () => {
     const policy = quick({ maxAttempts: 3 });
     let calls = 0;
+    const refused = () => {
+      calls++;
+      throw coded('ECONNREFUSED');
+    };
     const error = await rejection(
-      runWithContext({ deadlineMs: null, fromSeawallHop: true }, () =>
-        execute(policy, () => {
-          calls++;
-          throw coded('ECONNREFUSED');
-        }),
-      ),
+      runWithContext({ deadlineMs: null, fromSeawallHop: true }, () => execute(policy, refused)),
+    );
+    expect(calls).toBe(3);
+    expect(error.reason).toBe('attempts-exhausted');
+    calls = 0;
+    const oneLayer = await rejection(
+      runWithContext({ deadlineMs: null, fromSeawallHop: true }, () => execute(policy, refused, { oneLayer: true })),
     );
     expect(calls).toBe(1);
-    expect(error.reason).toBe('attempts-exhausted');
+    expect(oneLayer.reason).toBe('one-layer');
 
     const inbound = new AbortController();
     let attemptSignal: AbortSignal | undefined;

@@ -17,7 +17,10 @@ export interface ExecutorOptions<T = unknown> extends ClientHooks {
   upstream?: string;
   /** Maps what an attempt threw or returned to an outcome; undefined answers fall back to defaultClassify. */
   classify?: ExecuteClassifier<T>;
-  /** Retries at one layer only inside an inbound Seawall request (default true), as createFetch's `oneLayer`. */
+  /**
+   * Applies the one-layer rule inside an inbound Seawall request (default false, unlike createFetch's: work that is not
+   * a service call retries where it runs; see EXECUTE_ONE_LAYER).
+   */
   oneLayer?: boolean;
   /** Kill switch: one attempt per call. Default: whether SEAWALL_DISABLE_RETRIES is set in `env` at creation. */
   retriesDisabled?: boolean;
@@ -98,11 +101,22 @@ export function clientOptionsOf(input: unknown): SeawallClientOptions {
   // No HTTP headers to send (fn gets the deadline itself) and no HTTP spans: propagation and telemetry are off.
   return {
     ...shared,
+    oneLayer: shared.oneLayer ?? EXECUTE_ONE_LAYER,
     upstream: upstream ?? 'execute',
     telemetry: false,
     propagate: false,
   } as unknown as SeawallClientOptions;
 }
+
+/**
+ * execute()'s default for the one-layer rule: off. The rule is about service calls (the outermost Seawall hop retries
+ * the whole path, so the hops below make one attempt each). Work that is not a service call — a database query, a
+ * queue publish, a child process — is the end of the path: nothing below it retries, and only the code that ran it
+ * knows a failure was a refusal worth repeating (a PostgreSQL 40001 rolled the transaction back; the hop above sees a
+ * 500 and cannot tell). So it retries where it runs, bounded by the inherited deadline and the executor's budget.
+ */
+// @ko execute-one-layer-off
+export const EXECUTE_ONE_LAYER = false;
 
 /** Per-call options already checked (held weakly: a constant options object is checked once). */
 const checked = new WeakSet<object>();

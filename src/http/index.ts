@@ -4,12 +4,15 @@
 export { currentContext, type RelaySink, runWithContext, type SeawallContext } from '../driver/context.js';
 export { AttemptTimeoutError, SeawallError, type SeawallErrorDetails } from '../driver/errors.js';
 export {
+  type BreakerEvent,
   type BudgetRefusedEvent,
   type CancelEvent,
   type ClientHooks,
   type ClientKind,
   type DropEvent,
+  type EjectionEvent,
   type GiveUpEvent,
+  type RefusedEvent,
   type RetryEvent,
   SEAWALL_CHANNELS,
   type ShedEvent,

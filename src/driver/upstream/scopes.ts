@@ -5,16 +5,24 @@ import { createRandom, type Random } from '../../policy/core/random.js';
 import type { Outcome } from '../../policy/core/types.js';
 import { MAX_TRACKED_UPSTREAMS, type RetryCall } from '../../policy/retry/retry.js';
 import { Balancer } from '../../policy/upstream/balancer.js';
-import { type BreakerPermit, type BreakerStats, CircuitBreaker } from '../../policy/upstream/breaker.js';
+import {
+  type BreakerChange,
+  type BreakerPermit,
+  type BreakerStats,
+  CircuitBreaker,
+} from '../../policy/upstream/breaker.js';
+import type { ChangeLog } from '../../policy/upstream/changes.js';
 import {
   ConcurrencyBreaker,
   type ConcurrencyPermit,
   type ConcurrencyStats,
 } from '../../policy/upstream/concurrency.js';
 import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
-import { OutlierDetector, type OutlierStats } from '../../policy/upstream/outlier.js';
-import { GuardPipeline, type GuardTime, type PoolView } from '../../policy/upstream/pipeline.js';
+import { type EjectionChange, OutlierDetector, type OutlierStats } from '../../policy/upstream/outlier.js';
+import { GuardPipeline, type GuardTime, type PoolView, RETRY_REFUSED } from '../../policy/upstream/pipeline.js';
 import { monotonicNowMs } from '../clock.js';
+import type { RefusedEvent } from '../events.js';
+import type { GuardEvents } from './guard-events.js';
 import {
   endpointOrigins,
   isBreakerInstance,
@@ -60,6 +68,8 @@ export class UpstreamScope {
   readonly pipeline: GuardPipeline;
   /** The monotonic time handed to the pipeline, set by each CallAdmission call just before it (all synchronous). */
   readonly time = { nowMs: 0 };
+  private readonly breakerLog: ChangeLog<BreakerChange> | null;
+  private readonly ejectionLog: ChangeLog<EjectionChange> | null;
 
   constructor(
     readonly name: string,
@@ -70,8 +80,13 @@ export class UpstreamScope {
     outlier: OutlierDetector | null,
     random: Random | null,
     nowMs: number,
+    /** The client's publisher of guard events (null: nothing published, nothing recorded). */
+    readonly events: GuardEvents | null = null,
   ) {
     this.outlier = outlier;
+    // The policies record their changes as data from now on; drain() publishes them.
+    this.breakerLog = events === null ? null : (breaker?.recordChanges() ?? null);
+    this.ejectionLog = events === null ? null : (outlier?.recordChanges() ?? null);
     let pickDraws: Random | null = null;
     let outlierDraws: Random | null = null;
     if (endpoints.length === 0 || random === null) {
@@ -107,12 +122,20 @@ export class UpstreamScope {
    */
   wake(nowMs: number): void {
     this.pipeline.wake(nowMs);
+    this.drain();
+  }
+
+  /** Publishes the guards' changes since the last step (breaker transitions, ejections): after every pipeline step. */
+  drain(): void {
+    // @ko guard-events-drained
+    this.events?.drain(this.name, this.breakerLog, this.ejectionLog);
   }
 
   stats(nowMs: number): UpstreamStats {
     this.wake(nowMs);
     // The breaker's state now: an open one whose break has passed is half-open (the next attempt would be a probe).
     this.breaker?.state(nowMs);
+    this.drain();
     const balancer = this.balancer;
     const outlier = this.outlier;
     return {
@@ -131,6 +154,11 @@ export class UpstreamScope {
       })),
     };
   }
+}
+
+/** The call a CallAdmission belongs to, as a refusal event names it (the attempt loop's runner). */
+export interface RefusalSource {
+  eventBase(nowMs: number): Omit<RefusedEvent, 'attempt' | 'refusal'>;
 }
 
 /** Told about every scope a client creates, and every one it forgets (telemetry registers and drops them). */
@@ -152,6 +180,7 @@ export class Upstreams {
   private constructor(
     private readonly options: UpstreamOptions,
     name: string | undefined,
+    private readonly events: GuardEvents | null,
   ) {
     this.name = name ?? 'default';
     const { circuitBreaker: cb, limits: l, outlierDetection: od } = options;
@@ -179,15 +208,15 @@ export class Upstreams {
   }
 
   /** The upstream policies of a client's options, or null when it has none (the call path then skips them). */
-  static from(options: UpstreamOptions, name: string | undefined): Upstreams | null {
+  static from(options: UpstreamOptions, name: string | undefined, events: GuardEvents | null = null): Upstreams | null {
     const o = options;
     if (o.endpoints === undefined && o.circuitBreaker === undefined && o.limits === undefined) return null;
-    return new Upstreams(options, name);
+    return new Upstreams(options, name, events);
   }
 
-  /** The permits of a new call whose budget key is `key`. */
-  admission(key: string): CallAdmission {
-    return new CallAdmission(this.scopeFor(key));
+  /** The permits of a new call whose budget key is `key`; `call` gives the facts a refusal event carries. */
+  admission(key: string, call: RefusalSource | null = null): CallAdmission {
+    return new CallAdmission(this.scopeFor(key), call);
   }
 
   /** The scope of a call whose budget key is `key`. */
@@ -243,7 +272,8 @@ export class Upstreams {
     const { circuitBreaker: cb, limits: l } = this.options;
     const breaker = cb === undefined ? null : isBreakerInstance(cb) ? cb : new CircuitBreaker(cb);
     const limits = l === undefined ? null : isLimitsInstance(l) ? l : new ConcurrencyBreaker(l);
-    const s = new UpstreamScope(name, endpoints, breaker, limits, this.options.loadBalancer, outlier, random, nowMs);
+    const lb = this.options.loadBalancer;
+    const s = new UpstreamScope(name, endpoints, breaker, limits, lb, outlier, random, nowMs, this.events);
     for (const listener of this.listeners) listener.added(s);
     return s;
   }
@@ -266,8 +296,13 @@ export class CallAdmission implements GuardHold {
   /** @internal */ unsent = false;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null = null;
+  /** The attempt admitted last (or refused). */
+  private attempt = 0;
 
-  constructor(readonly scope: UpstreamScope) {}
+  constructor(
+    readonly scope: UpstreamScope,
+    private readonly call: RefusalSource | null = null,
+  ) {}
 
   /** The origin the attempt in flight goes to, or undefined to keep the request's own. */
   get target(): string | undefined {
@@ -282,32 +317,48 @@ export class CallAdmission implements GuardHold {
   admit(nowMs: number, attempt: number, pool: PoolView | null): boolean {
     const pipeline = this.scope.pipeline;
     pipeline.wake(nowMs);
-    return pipeline.admit(this, this.at(nowMs), attempt, pool);
+    this.attempt = attempt;
+    return this.stepped(pipeline.admit(this, this.at(nowMs), attempt, pool));
   }
 
   /** The attempt's request is on a connection, being written (GuardPipeline.sent). False: refused at max-requests. */
   sent(): boolean {
-    return this.scope.pipeline.sent(this);
+    return this.stepped(this.scope.pipeline.sent(this));
   }
 
   /** What follows the attempt's outcome (GuardPipeline.afterOutcome): a wait, RETRY_STOPPED or RETRY_REFUSED. */
   afterOutcome(retry: RetryCall, outcome: Outcome, nowMs: number, retryNowMs: number): number {
-    return this.scope.pipeline.afterOutcome(this, retry, outcome, this.at(nowMs), retryNowMs);
+    const next = this.scope.pipeline.afterOutcome(this, retry, outcome, this.at(nowMs), retryNowMs);
+    this.stepped(next !== RETRY_REFUSED);
+    return next;
   }
 
   /** The attempt ended with `outcome` (GuardPipeline.attemptEnded). */
   attemptEnded(outcome: Outcome, nowMs: number): void {
     this.scope.pipeline.attemptEnded(this, outcome, this.at(nowMs));
+    this.scope.drain();
   }
 
   /** A retry was decided: its max_retries slot (GuardPipeline.takeRetry). False: refused. */
   retryDecided(): boolean {
-    return this.scope.pipeline.takeRetry(this);
+    return this.stepped(this.scope.pipeline.takeRetry(this));
   }
 
   /** The call is over: an attempt still in flight ends as aborted, a retry slot is freed. Safe to call more than once. */
   callEnded(nowMs: number): void {
     this.scope.pipeline.callEnded(this, this.at(nowMs));
+    this.scope.drain();
+  }
+
+  /** After a pipeline step: its guards' changes are published, and a refusal (`admitted` false) too. */
+  private stepped(admitted: boolean): boolean {
+    this.scope.drain();
+    const events = this.scope.events;
+    // @ko guard-refused-published
+    if (!admitted && events !== null && this.call !== null && events.refusedObserved()) {
+      events.refused(this.call.eventBase(Date.now()), this.attempt, this.refusal as UpstreamRefusal);
+    }
+    return admitted;
   }
 
   private at(nowMs: number): GuardTime {

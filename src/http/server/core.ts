@@ -49,7 +49,7 @@ const WAITING = 1;
 const RUNNING = 2;
 const DONE = 3;
 
-type AbortKind = 'deadline' | 'gone';
+export type AbortKind = 'deadline' | 'gone';
 
 let deadlineReason: DOMException | undefined;
 let goneReason: DOMException | undefined;
@@ -79,7 +79,7 @@ export class InboundRequest implements SeawallContext {
   /** @internal */ scope: AsyncResource | null = null;
   private controller: AbortController | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private aborted: AbortKind | null = null;
+  /** @internal Why its signal fired (deadline, gone), or null */ aborted: AbortKind | null = null;
   /**
    * Where the client notes how an error answer relaying a failed call made inside this request is marked (context.ts).
    * An own field, so a context spread from this one (`{ ...currentContext()!, deadlineMs }`) shares it.

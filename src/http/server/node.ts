@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runWithContext, type SeawallContext } from '../../driver/context.js';
 import { openTelemetry } from '../../driver/otel.js';
+import { abandonedErrors, admitted, answerAbandoned, type ConnectErrorMiddleware } from './abandoned.js';
 import { CLAIM_HEADERS, type ClaimEdit, handlerClaimHeaders } from './answer-claims.js';
 import { type InboundRequest, QUEUED, type Refusal, type Resumer, RUN, ServerGate, type ServerStats } from './core.js';
 import { clientGone, connectionLost, type ExchangeEnd, unwatchExchange, watchExchange } from './exchange-end.js';
@@ -22,7 +23,14 @@ export interface SeawallControls {
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown;
 export type SeawallListener = ((req: IncomingMessage, res: ServerResponse) => void) & SeawallControls;
 export type ConnectMiddleware = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
-export type SeawallMiddleware = ConnectMiddleware & SeawallControls;
+export type SeawallMiddleware = ConnectMiddleware &
+  SeawallControls & {
+    /**
+     * Error middleware for after the routes (`app.use(guard.errors)`): an error caused by the request being abandoned
+     * (its client went away, its deadline passed) ends quietly, 504 for a deadline; others go on to `next(error)`.
+     */
+    readonly errors: ConnectErrorMiddleware;
+  };
 
 export interface NodeHandlerOptions extends ShedOptions {
   /**
@@ -212,6 +220,8 @@ class NodeExchange implements Resumer, ExchangeEnd {
       this.next(error); // Connect/Express: its error handlers answer (a 5xx there is claimed by writeHead)
       return;
     }
+    // Abandoned (client gone, deadline passed) and failing because of it: not an application error to report.
+    if (answerAbandoned(error, this.req, res)) return;
     this.report(error);
     if (!res.headersSent) {
       // Claimed, or marked as relayed when the error is a failed downstream call's (a SeawallError let through).
@@ -244,6 +254,7 @@ function protect(
   const exchange = new NodeExchange(gate, req, res, handler, next, onError);
   const request = gate.arrive(req.headers, req.socket, true);
   exchange.request = request;
+  admitted(req, request);
   const verdict = gate.admit(request, exchange);
   if (verdict === RUN) {
     watchExchange(req, res, exchange);
@@ -283,5 +294,5 @@ export function shed(options: ShedOptions = {}): SeawallMiddleware {
   const middleware: ConnectMiddleware = (req, res, next) => {
     protect(gate, req, res, () => next(), next, defaultOnError);
   };
-  return Object.assign(middleware, controls(gate));
+  return Object.assign(middleware, controls(gate), { errors: abandonedErrors });
 }

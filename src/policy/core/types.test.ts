@@ -17,12 +17,14 @@ describe('GIVE_UP_REASONS', () => {
     ['deadline-exceeded', true],
     ['aborted', false],
     ['unclaimed-error', false], // the hop below retried it and gave up itself: one give-up, not one per layer
+    ['one-layer', true], // the one-layer rule forbade the retry (the outermost hop retries)
+    ['refused', true], // a local guard refused the attempt, the first one too (docs/events.md)
   ])('%s is a give-up: %s', (reason, giveUp) => {
     expect(isGiveUp(reason)).toBe(giveUp);
   });
 
   it('decides every stop reason (a new one must be placed here)', () => {
     expect([...GIVE_UP_REASONS].every((r) => STOP_REASONS.includes(r))).toBe(true);
-    expect(STOP_REASONS).toHaveLength(11);
+    expect(STOP_REASONS).toHaveLength(13);
   });
 });

@@ -141,6 +141,10 @@ export interface RequestTraits {
  * - deadline-exceeded: no time was left to start an attempt.
  * - aborted: the caller aborted.
  * - unclaimed-error: with `ownership`, the error was relayed unclaimed: a hop below already spent its retries on it.
+ * - one-layer: retryable, but the call runs inside a request from another Seawall hop, so it makes one attempt and the
+ *   outermost hop retries (retriesAtOneLayer); `maxAttempts` was not spent.
+ * - refused: a local guard (circuit breaker, limits, no healthy endpoint) refused the attempt before any I/O; the
+ *   driver's `refusal` says which. A refused first attempt ends here too: nothing was sent.
  */
 export const STOP_REASONS = [
   'succeeded',
@@ -154,6 +158,8 @@ export const STOP_REASONS = [
   'deadline-exceeded',
   'aborted',
   'unclaimed-error',
+  'one-layer',
+  'refused',
 ] as const;
 
 export type StopReason = (typeof STOP_REASONS)[number];
@@ -161,7 +167,7 @@ export type StopReason = (typeof STOP_REASONS)[number];
 /**
  * The stop reasons that are a GIVE-UP: the policy stopped retrying a failure it would have retried, because
  * something ran out or forbade the next attempt (attempts, budget, time, the server's pushback, a body that cannot be
- * sent twice). Every driver publishes `seawall:give-up` / onGiveUp for exactly these, and `rejectOnGiveUp` rejects
+ * sent twice, the one-layer rule, a local guard refusing the attempt: the first one too). Every driver publishes `seawall:give-up` / onGiveUp for exactly these, and `rejectOnGiveUp` rejects
  * exactly these. NOT give-ups: `succeeded`; `aborted` (the caller stopped); and the failures this call never retries
  * whatever it has left, whose response is the caller's answer: `not-retryable` (the outcome does not match
  * `retryOn`), `unsafe-to-retry` (the request's own traits forbid a replay: non-idempotent, no key; known before the
@@ -175,6 +181,8 @@ export const GIVE_UP_REASONS: ReadonlySet<StopReason> = new Set<StopReason>([
   'server-pushback',
   'deadline-would-pass',
   'deadline-exceeded',
+  'one-layer',
+  'refused',
 ]);
 
 /** Is a call that stopped for `reason` a give-up (GIVE_UP_REASONS)? */

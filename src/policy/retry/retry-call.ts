@@ -84,6 +84,8 @@ export class RetryCall {
   private readonly bodyReplayable: boolean;
   /** Per-call cap on attempts, or null for the policy's. */
   private readonly attemptsOverride: number | null;
+  /** The one-layer rule, not the call's own cap, holds it to one attempt (its stop is `one-layer`). */
+  private readonly oneLayerCapped: boolean;
   /** Per-call retry conditions, or null to use the policy's (read at each decision, so update() applies). */
   private readonly retryOnOverride: RetryOnSet | null;
   /** Per-call cap on the per-try timeout, or null for the policy's. */
@@ -126,9 +128,9 @@ export class RetryCall {
     const idempotent = traits.idempotent ?? isIdempotentMethod(traits.method ?? 'GET');
     this.replaySafe = idempotent || traits.hasIdempotencyKey === true || config.retryNonIdempotent;
     this.bodyReplayable = traits.bodyReplayable !== false;
-    this.attemptsOverride = retriesAtOneLayer(fromSeawallHop, traits.oneLayer, config.ownership)
-      ? 1
-      : (traits.maxAttempts ?? null);
+    const oneLayer = retriesAtOneLayer(fromSeawallHop, traits.oneLayer, config.ownership);
+    this.attemptsOverride = oneLayer ? 1 : (traits.maxAttempts ?? null);
+    this.oneLayerCapped = oneLayer && (traits.maxAttempts ?? 2) > 1;
     this.perTryOverrideMs = traits.perTryTimeoutMs ?? null;
     const retryOn = traits.retryOn;
     this.retryOnOverride =
@@ -259,6 +261,9 @@ export class RetryCall {
       // @eq retry-call-pushback-kind-retry-pushbackms
       if (pushback.kind === 'retry') pushbackMs = pushback.delayMs;
     }
+    // A guard refused the attempt before any I/O (the first one too): the call ends `refused`, a give-up.
+    // @ko retry-refused-stop
+    if (verdict.reason === 'shed-locally') return this.stop('refused');
     if (!verdict.retryable) return this.stop(verdict.reason === 'unsafe' ? 'unsafe-to-retry' : 'not-retryable');
     if (!this.bodyReplayable) return this.stop('body-not-replayable');
     // Error ownership: an error relayed unclaimed was already retried below (or must not be): nobody above retries it.
@@ -266,6 +271,9 @@ export class RetryCall {
     if (config.ownership && !ownershipDecision(this.lastClaim, true).retry) return this.stop('unclaimed-error');
     // @ko retry-max-attempts
     if (this.attempts >= this.maxAttempts) {
+      // Held to one attempt by the one-layer rule while the policy allows more: the stop names the rule.
+      // @ko retry-one-layer-stop
+      if (this.oneLayerCapped && config.maxAttempts > 1) return this.stop('one-layer');
       counters.retryLimitExceeded++;
       return this.stop('attempts-exhausted');
     }
@@ -334,6 +342,15 @@ export class RetryCall {
   /** Ends the call as aborted (the caller gave up) unless it already ended. Safe to call more than once. */
   abort(_nowMs: number): void {
     if (this.stopReason === null) this.end('aborted');
+  }
+
+  /**
+   * Ends the call as deadline-exceeded unless it already ended: the deadline it inherited passed, and the driver heard
+   * it from the inbound request (its signal) before its own timer. Not `aborted`: nobody gave up, time ran out.
+   */
+  expire(_nowMs: number): void {
+    // @ko retry-inbound-deadline-expired
+    if (this.stopReason === null) this.end('deadline-exceeded');
   }
 
   private releaseRetrySlot(): void {

@@ -27,9 +27,18 @@ function policy(maxAttempts = 4): RetryPolicy {
 
 describe('one layer of retries', () => {
   it('makes a single attempt inside a Seawall hop, and the full number outside one', () => {
-    expect(runAgainst503(policy(), { fromSeawallHop: true })).toEqual({ attempts: 1, stop: 'attempts-exhausted' });
+    // The stop names the rule, not maxAttempts (4 here): issue #26.
+    expect(runAgainst503(policy(), { fromSeawallHop: true })).toEqual({ attempts: 1, stop: 'one-layer' });
     expect(runAgainst503(policy(), { fromSeawallHop: false })).toEqual({ attempts: 4, stop: 'attempts-exhausted' });
     expect(runAgainst503(policy(), {})).toEqual({ attempts: 4, stop: 'attempts-exhausted' });
+  });
+
+  it('ends attempts-exhausted, not one-layer, when the policy or the call allows one attempt anyway', () => {
+    expect(runAgainst503(policy(1), { fromSeawallHop: true })).toEqual({ attempts: 1, stop: 'attempts-exhausted' });
+    expect(runAgainst503(policy(), { fromSeawallHop: true, maxAttempts: 1 })).toEqual({
+      attempts: 1,
+      stop: 'attempts-exhausted',
+    });
   });
 
   it('lets the call retry when oneLayer is false, and applies the rule when it is true or unset', () => {

@@ -69,7 +69,7 @@ describe('RetryCall with ownership', () => {
     // Without ownership the one-layer rule holds: one attempt inside a hop.
     expect(run(policy(false), failing('claimed'), { fromSeawallHop: true })).toMatchObject({
       attempts: 1,
-      stop: 'attempts-exhausted',
+      stop: 'one-layer',
     });
   });
 

@@ -115,8 +115,8 @@ describe('RetryPolicy: the happy path and stop reasons', () => {
     expect(p.budgetFor('').level()).toBe(10);
   });
 
-  it('ends a locally shed attempt as not-retryable', () => {
-    expect(runCall(policy(), { kind: 'shed-locally' }).stop).toBe('not-retryable');
+  it('ends a locally shed attempt as refused (a give-up), the first one too', () => {
+    expect(runCall(policy(), { kind: 'shed-locally' }).stop).toBe('refused');
   });
 });
 

@@ -8,6 +8,7 @@ import {
   validateCircuitBreakerConfig,
 } from './breaker-config.js';
 import { BucketWindow } from './breaker-window.js';
+import { ChangeLog } from './changes.js';
 
 export * from './breaker-config.js';
 
@@ -61,6 +62,18 @@ export const BREAKER_TRANSITIONS: {
     },
   },
 };
+
+/** Why the breaker changed state: failures (closed -> open), a probe failed or outlived its lease, the break ended, probes succeeded. */
+export type BreakerChangeCause = 'failures' | 'probe-failed' | 'probe-expired' | 'break-over' | 'probes-succeeded';
+
+/** One transition, as data for a driver to publish (CircuitBreaker.recordChanges). */
+export interface BreakerChange {
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  readonly cause: BreakerChangeCause;
+  /** The break of the open period this change starts (to 'open'), else 0. */
+  readonly breakDurationMs: number;
+}
 
 /** A call the breaker let through. Report it exactly once: onSuccess, onFailure or onCancel. */
 export class BreakerPermit {
@@ -146,6 +159,8 @@ export class CircuitBreaker {
   /** The earliest of those lease ends; Infinity when none is out. */
   private leaseEndsMs = Infinity;
   private lastNowMs = 0;
+  /** Transitions not taken yet by a driver; null until one asks (the simulator never does). */
+  private changes: ChangeLog<BreakerChange> | null = null;
   private readonly n = Object.fromEntries(
     [...ADMISSIONS, ...REPORTS, ...TRANSITIONS].map((name) => [name, 0]),
   ) as Record<Counter, number>;
@@ -167,6 +182,12 @@ export class CircuitBreaker {
   /** Bytes held by the failure-rate window: none before the first call, then grown with use up to 16 × its size. */
   get windowBytes(): number {
     return this.window?.bytes ?? 0;
+  }
+
+  /** From now on, record every transition in the log returned (the same log for every driver that asks). */
+  recordChanges(): ChangeLog<BreakerChange> {
+    this.changes ??= new ChangeLog();
+    return this.changes;
   }
 
   /** The state at `nowMs` (an open circuit whose break has passed half-opens here). */
@@ -216,7 +237,7 @@ export class CircuitBreaker {
       this.probeSlots--;
       this.lease(permit, null);
       this.n.probeSuccesses++;
-      if (++this.halfOpenSuccesses >= this.config.successesToClose) this.enter('closed', nowMs);
+      if (++this.halfOpenSuccesses >= this.config.successesToClose) this.enter('closed', nowMs, 'probes-succeeded');
     } else {
       this.consecutive = 0;
       this.record(false, nowMs);
@@ -230,7 +251,7 @@ export class CircuitBreaker {
     if (permit.probe) {
       // No slot to free: re-opening frees every probe slot (enter).
       this.n.probeFailures++;
-      this.enter('open', nowMs);
+      this.enter('open', nowMs, 'probe-failed');
       return fate;
     }
     this.consecutive++;
@@ -241,7 +262,7 @@ export class CircuitBreaker {
     const rateTrips = w !== null && rate !== null && w.calls >= rate.minimumCalls;
     // @ko breaker-consecutive-failures
     if (this.consecutive >= this.config.failureThreshold || (rateTrips && w.failures * 100 >= rate.percent * w.calls)) {
-      this.enter('open', nowMs);
+      this.enter('open', nowMs, 'failures');
     }
     return fate;
   }
@@ -313,13 +334,13 @@ export class CircuitBreaker {
     // @ko breaker-probe-lease
     if (this.current === 'half-open' && nowMs >= this.leaseEndsMs) {
       this.n.probesExpired++;
-      this.enter('open', this.leaseEndsMs);
+      this.enter('open', this.leaseEndsMs, 'probe-expired');
     }
-    if (this.current === 'open' && nowMs >= this.openUntilMs) this.enter('half-open', nowMs);
+    if (this.current === 'open' && nowMs >= this.openUntilMs) this.enter('half-open', nowMs, 'break-over');
     else if (this.current === 'closed' && !this.windowByCalls) this.window?.advance(nowMs);
   }
 
-  private enter(next: BreakerState, nowMs: number): void {
+  private enter(next: BreakerState, nowMs: number, cause: BreakerChangeCause): void {
     const cfg = this.config;
     const n = this.n;
     const from = this.current;
@@ -351,6 +372,8 @@ export class CircuitBreaker {
       this.window?.reset();
       this.windowCallNo = 0;
     }
+    // @ko breaker-changes-recorded
+    this.changes?.add({ from, to: next, cause, breakDurationMs: next === 'open' ? this.breakMs : 0 });
   }
 }
 

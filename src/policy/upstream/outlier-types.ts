@@ -29,6 +29,19 @@ export interface OutlierEvent {
   verdict: Exclude<EjectionVerdict, 'none'>;
 }
 
+/** An ejection or its end, as data for a driver to publish (OutlierDetector.recordChanges). */
+export interface EjectionChange {
+  readonly host: string;
+  /** true: ejected now; false: back in the pool (its time was up, at a sweep). */
+  readonly ejected: boolean;
+  /** Why it was ejected (for its end: why it had been). A host removed from the pool says nothing. */
+  readonly reason: EjectionReason;
+  /** How long it stays out (ejected), or how long it was out (back). */
+  readonly ejectionTimeMs: number;
+  /** Hosts out of the pool after this change. */
+  readonly ejectionsActive: number;
+}
+
 /** What sweep() did. */
 export interface SweepReport {
   /** False when the sweep was not due (nowMs < nextWakeMs()): then nothing changed. */

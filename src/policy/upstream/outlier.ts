@@ -1,6 +1,7 @@
 // Outlier detection (Envoy's): which hosts of a pool to eject, for how long, and the limit on how many.
 
 import type { Random } from '../core/random.js';
+import { ChangeLog } from './changes.js';
 import { findOutliers } from './outlier-analysis.js';
 import {
   type OutlierDetectionConfig,
@@ -9,6 +10,7 @@ import {
 } from './outlier-config.js';
 import {
   classifyOutlierResult,
+  type EjectionChange,
   type EjectionReason,
   type EjectionVerdict,
   type OutlierEvent,
@@ -36,6 +38,7 @@ class HostState {
   unejectedAtMs: number | null = null;
   multiplier = 0;
   timesEjected = 0;
+  lastReason: EjectionReason = 'consecutive-5xx';
   consecutive5xx = 0;
   consecutiveGateway = 0;
   requests = 0;
@@ -69,6 +72,8 @@ export class OutlierDetector {
   private ejectionsForgotten = 0;
   private hostsForgotten = 0;
   private sweeps = 0;
+  /** Ejections and their ends not taken by a driver yet; null until one asks (the simulator never does). */
+  private changes: ChangeLog<EjectionChange> | null = null;
 
   private readonly enforcing: Readonly<Record<EjectionReason, number>>;
 
@@ -212,6 +217,9 @@ export class OutlierDetector {
     if (h.multiplier * cfg.baseEjectionTimeMs < cfg.maxEjectionTimeMs + cfg.baseEjectionTimeMs) h.multiplier++;
     this.active++;
     this.enforced[reason]++;
+    h.lastReason = reason;
+    // @ko outlier-changes-recorded
+    this.changed(h, true, this.ejectionTimeMs(h));
     return 'ejected';
   }
 
@@ -239,6 +247,17 @@ export class OutlierDetector {
     h.consecutiveGateway = 0;
     this.active--;
     this.unejections++;
+    this.changed(h, false, nowMs - (h.ejectedAtMs as number));
+  }
+
+  private changed(h: HostState, ejected: boolean, ms: number): void {
+    this.changes?.add({ host: h.key, ejected, reason: h.lastReason, ejectionTimeMs: ms, ejectionsActive: this.active });
+  }
+
+  /** From now on, record every ejection and its end in the log returned (one log, whoever asks). */
+  recordChanges(): ChangeLog<EjectionChange> {
+    this.changes ??= new ChangeLog();
+    return this.changes;
   }
 
   /**

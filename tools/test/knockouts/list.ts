@@ -9,6 +9,7 @@ import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
+import { EVENTS2_KNOCKOUTS } from './events2.js';
 import { HOSTILE2_CLIENT_KNOCKOUTS } from './hostile2-client.js';
 import { HOSTILE2_COMMAND_KNOCKOUTS } from './hostile2-commands.js';
 import { HOSTILE2_GUARD_KNOCKOUTS } from './hostile2-guards.js';
@@ -392,4 +393,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...PACKAGE_KNOCKOUTS,
   ...PENDING_KNOCKOUTS,
   ...SIM_BOUNDS_KNOCKOUTS,
+  ...EVENTS2_KNOCKOUTS,
 ];
