@@ -73,7 +73,6 @@ export function stackBoxes(wanted: number[], heights: number[], gap: number, lo:
   wanted.forEach((top, i) => {
     let run: Run = { first: i, size: heights[i] as number, sum: top, n: 1 };
     for (let prev = runs.at(-1); prev !== undefined; prev = runs.at(-1)) {
-      // @ko report-label-no-overlap
       if (prev.sum / prev.n + prev.size + gap <= run.sum / run.n) break;
       const shift = prev.size + gap;
       run = { first: prev.first, size: shift + run.size, sum: prev.sum + run.sum - run.n * shift, n: prev.n + run.n };
@@ -118,7 +117,6 @@ interface Pending {
   to: Box;
   /** The gap whose label column holds the label: -1 between the users and column 0, g after column g. */
   gap: number;
-  toColumn: number;
   around: boolean;
 }
 
@@ -138,7 +136,7 @@ export function layoutTopology(topology: Topology): Layout {
   const traffic = topology.traffic.filter((t) => depthOf.has(t.to));
   const gapOf = (from: string, to: string) => {
     const d = depthOf.get(from) as number;
-    return { gap: d, toColumn: depthOf.get(to) as number, around: depthOf.get(to) !== d + 1 };
+    return { gap: d, around: depthOf.get(to) !== d + 1 };
   };
   const lastGap = Math.max(deepest - 1, ...edges.map((e) => gapOf(e.from, e.to).gap));
   const labelsIn = (g: number): string[][] =>
@@ -155,6 +153,7 @@ export function layoutTopology(topology: Topology): Layout {
   for (let g = -1; g <= lastGap; g++) {
     const lines = labelsIn(g);
     labelX.set(g, x + GAP_IN);
+    // @ko report-label-text-fits
     labelW.set(g, Math.max(MIN_LABEL_W, ...lines.map((l) => textWidth(l, CHAR_W) + 16)));
     x += GAP_IN + (labelW.get(g) as number) + GAP_OUT;
     if (g + 1 <= deepest) {
@@ -224,8 +223,7 @@ export function layoutTopology(topology: Topology): Layout {
       from: users,
       to: placed.get(t.to) as Box,
       gap: -1,
-      toColumn: 0,
-      around: false,
+      around: depthOf.get(t.to) !== 0,
     })),
     ...edges.map((e) => ({
       key: `${e.from}>${e.to}`,
@@ -247,13 +245,9 @@ export function layoutTopology(topology: Topology): Layout {
       return a1 - b1 || a2 - b2;
     });
     const heights = here.map((p) => labelHeight(p.lines));
-    const tops = stackBoxes(
-      here.map((p, k) => wantedCentre(p) - (heights[k] as number) / 2),
-      heights,
-      LABEL_GAP,
-      top,
-      bottom,
-    );
+    const wanted = here.map((p, k) => wantedCentre(p) - (heights[k] as number) / 2);
+    // @ko report-label-no-overlap
+    const tops = stackBoxes(wanted, heights, LABEL_GAP, top, bottom);
     here.forEach((p, k) => {
       labelBox.set(p, {
         x: labelX.get(g) as number,
@@ -288,6 +282,7 @@ export function layoutTopology(topology: Topology): Layout {
     const label = labelBox.get(p) as Box;
     const toLabel = curve(p.from.x + p.from.w, outY.get(p) as number, label.x, centre(label));
     const targetY = inY.get(p) as number;
+    // @ko report-topology-around
     if (!p.around) {
       const toTarget = curve(label.x + label.w, centre(label), p.to.x - 2, targetY);
       return { key: p.key, lines: p.lines, label, toLabel, toTarget, around: false };

@@ -17,6 +17,7 @@ import { LAB_KNOCKOUTS } from './lab.js';
 import { MESH_KNOCKOUTS } from './mesh.js';
 import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { REPORT_KNOCKOUTS } from './report.js';
+import { REPORT2_KNOCKOUTS } from './report2.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
@@ -379,6 +380,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
+  ...REPORT2_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
   ...ENVOY_INPUT_KNOCKOUTS,
   ...MESH_KNOCKOUTS,
