@@ -83,6 +83,7 @@ svg.topology .changed { fill: #b34700; font-weight: 700; }
 @media ${PHONE_MEDIA} {
   main { padding: 12px 10px 28px; }
   h1 { font-size: 19px; }
+  pre.cmd { white-space: pre-wrap; overflow-wrap: anywhere; }
   .charts.four { grid-template-columns: minmax(0, 1fr); }
   .plot { height: 180px; }
   table.verdict-table, table.verdict-table tbody { display: block; }

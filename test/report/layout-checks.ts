@@ -61,7 +61,9 @@ export async function topologyCollisions(page: Page): Promise<TopologyCollisions
 
 // Runs in the page at the phone's size: how wide the page is, and per verdict cell whether its text is whole and on
 // the screen (not cut by the screen's edge, by its cell or by a scrolling box around it); the first row's on the
-// first screen. And how much the shown topology pictures are scaled down (their text is 12 px at 1).
+// first screen. Every element wider than the screen, but for the topology pictures and the table of all figures
+// (each in a box that scrolls sideways on its own). And how much the shown topology pictures are scaled down (their
+// text is 12 px at 1).
 const PHONE_CHECK = `(() => {
   const screenW = window.innerWidth, screenH = window.innerHeight;
   const cells = [...document.querySelectorAll('table.verdict-table tr.variant-row td.verdict')].map((td) => {
@@ -81,11 +83,9 @@ const PHONE_CHECK = `(() => {
   const wide = [...document.querySelectorAll('body *')].filter((el) => {
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.right <= screenW + 1) return false;
-    // Inside a box that scrolls sideways on its own (the topology, a wide figures table): allowed.
-    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
-      if (getComputedStyle(p).overflowX !== 'visible' && p.getBoundingClientRect().right <= screenW + 1) return false;
-    }
-    return true;
+    // Only the topology pictures and the table of all figures scroll sideways, in boxes of their own.
+    const own = el.closest('.topology-scroll') || el.closest('table.summary');
+    return !own || own.parentElement.getBoundingClientRect().right > screenW + 1;
   }).map((el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className : ''));
   return { screenW, screenH, scrollWidth: document.documentElement.scrollWidth, cells, scales, wide: wide.slice(0, 10) };
 })()`;
