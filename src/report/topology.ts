@@ -84,7 +84,8 @@ export function topologySvg(topology: Topology, options: { base?: Topology; titl
   }
   const { width, height } = layout;
   // @ko report-topology-min-scale
-  const size = `min-width:${Math.ceil(width * MIN_TOPOLOGY_SCALE)}px;max-width:${width}px`;
+  const minWidth = Math.ceil(width * MIN_TOPOLOGY_SCALE);
+  const size = `min-width:${minWidth}px;max-width:${width}px`;
   return `<div class="topology-scroll"><svg class="topology" id="${options.id}" role="img" aria-label="${escapeHtml(options.title)}" viewBox="0 0 ${width} ${height}" width="100%" style="${size}" preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg">
 <defs><marker id="${options.id}-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="arrow-head"/></marker></defs>
 ${parts.join('\n')}
