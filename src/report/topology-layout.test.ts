@@ -126,6 +126,14 @@ describe('layoutTopology', () => {
     const path = pathPoints(layout.edges.find((e) => e.around)?.toTarget ?? '');
     expect(Math.max(...path.map(([, y]) => y))).toBeGreaterThan(lowest);
   });
+
+  it('refuses a topology it cannot place, naming the service', () => {
+    const one = (depth: number) => ({ traffic: [], edges: [], nodes: [{ name: 'api', depth, lines: [] }] });
+    expect(() => layoutTopology(one(-1))).toThrow(/service api has depth -1/);
+    expect(() => layoutTopology(one(0.5))).toThrow(/service api has depth 0.5/);
+    const twice = { traffic: [], edges: [], nodes: [one(0).nodes[0], one(1).nodes[0]] } as Topology;
+    expect(() => layoutTopology(twice)).toThrow(/share a name/);
+  });
 });
 
 describe('stackBoxes', () => {

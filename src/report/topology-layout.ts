@@ -17,6 +17,8 @@ const GAP_IN = 40;
 const GAP_OUT = 48;
 const ROW_GAP = 18;
 const LABEL_GAP = 8;
+/** Columns at most (a bound on the picture's width; the report draws at most 40 services). */
+const MAX_DEPTH = 64;
 /** The lanes below the picture that carry the calls that do not go one column to the right. */
 const LANE_GAP = 8;
 
@@ -129,6 +131,9 @@ interface Pending {
  */
 export function layoutTopology(topology: Topology): Layout {
   const depthOf = new Map(topology.nodes.map((n) => [n.name, n.depth]));
+  if (depthOf.size !== topology.nodes.length) throw new Error('topology: two services share a name');
+  const odd = topology.nodes.find((n) => !Number.isInteger(n.depth) || n.depth < 0 || n.depth > MAX_DEPTH);
+  if (odd) throw new Error(`topology: service ${odd.name} has depth ${odd.depth} (an integer from 0 to ${MAX_DEPTH})`);
   const deepest = Math.max(0, ...topology.nodes.map((n) => n.depth));
   const columns: Topology['nodes'][] = Array.from({ length: deepest + 1 }, () => []);
   for (const node of topology.nodes) columns[node.depth]?.push(node);
@@ -166,18 +171,15 @@ export function layoutTopology(topology: Topology): Layout {
   // Heights: the tallest column of boxes or of labels.
   const stackHeight = (heights: number[], gap: number) =>
     heights.reduce((sum, h) => sum + h, 0) + gap * Math.max(0, heights.length - 1);
-  let inner = 40;
-  for (const nodes of columns)
-    inner = Math.max(
-      inner,
-      stackHeight(
-        nodes.map((n) => nodeHeight(n.lines)),
-        ROW_GAP,
-      ),
-    );
-  for (let g = -1; g <= lastGap; g++) {
-    inner = Math.max(inner, stackHeight(labelsIn(g).map(labelHeight), LABEL_GAP));
-  }
+  const columnHeights = columns.map((nodes) =>
+    stackHeight(
+      nodes.map((n) => nodeHeight(n.lines)),
+      ROW_GAP,
+    ),
+  );
+  const labelHeights: number[] = [];
+  for (let g = -1; g <= lastGap; g++) labelHeights.push(stackHeight(labelsIn(g).map(labelHeight), LABEL_GAP));
+  const inner = Math.max(40, ...columnHeights, ...labelHeights);
   const top = PAD;
   const bottom = PAD + inner;
   const middle = (top + bottom) / 2;
