@@ -1,5 +1,9 @@
 // report.html's stylesheet (inlined): layout, the verdict table, the topology picture, chart cards and controls.
 
+/** Where the page is laid out for a phone (one column, the verdict as cards). */
+// @ko report-phone-layout
+export const PHONE_MEDIA = '(max-width: 640px)';
+
 export const REPORT_STYLE = `
 :root { color-scheme: light; --fg: #1d2430; --muted: #5b6576; --line: #dde2ea; --card: #fff; --bg: #f5f7fa;
   --good: #17753a; --good-bg: #e3f4e8; --bad: #b3261e; --bad-bg: #fbe6e4; --warn: #8a5a00; --warn-bg: #fff2d6; }
@@ -44,8 +48,9 @@ td.desc div { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: v
 table.summary { width: 100%; }
 table.summary th.group { text-align: center; border-left: 1px solid var(--line); border-right: 1px solid var(--line); }
 td.bad { color: var(--bad); font-weight: 600; }
-.topology-grid { display: grid; grid-template-columns: 1fr; gap: 14px; }
-figure { margin: 0; }
+.topology-grid { display: grid; grid-template-columns: minmax(0, 1fr); gap: 14px; }
+figure { margin: 0; min-width: 0; }
+.topology-scroll { overflow-x: auto; }
 figcaption { color: var(--muted); margin: 0 0 6px; }
 figcaption strong { color: var(--fg); font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 600; }
 svg.topology { display: block; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
@@ -53,7 +58,10 @@ svg.topology .node { fill: #f4f7fc; stroke: #8796ad; stroke-width: 1.2; }
 svg.topology .users { fill: #fff7e6; stroke: #c79a3a; stroke-width: 1.2; }
 svg.topology .node-name { font: 600 14px system-ui, sans-serif; fill: var(--fg); }
 svg.topology .node-line { font: 12px system-ui, sans-serif; fill: #3c4656; }
-svg.topology .edge { stroke: #5b6576; stroke-width: 1.5; }
+svg.topology .edge { stroke: #5b6576; stroke-width: 1.5; fill: none; }
+svg.topology .edge.around { stroke-dasharray: 5 3; }
+svg.topology .label-box { fill: #fff; stroke: #c9d1dd; stroke-width: 1; }
+svg.topology .label-box.changed-box { stroke: #b34700; }
 svg.topology .arrow-head { fill: #5b6576; }
 svg.topology .edge-label { font: 12px system-ui, sans-serif; fill: #3c4656; }
 svg.topology .changed { fill: #b34700; font-weight: 700; }
@@ -68,8 +76,30 @@ svg.topology .changed { fill: #b34700; font-weight: 700; }
 .chip .swatch-line { margin-right: 6px; }
 .charts { display: grid; gap: 12px; }
 .charts.four { grid-template-columns: repeat(4, minmax(0, 1fr)); }
-.charts.detail { grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); }
+.charts.detail { grid-template-columns: repeat(auto-fit, minmax(min(420px, 100%), 1fr)); }
 @media (max-width: 1100px) { .charts.four { grid-template-columns: repeat(2, minmax(0, 1fr)); } }
+/* A phone: one column of charts, and the verdict table as one card per variant: name and verdict on top, then the
+   numbers (named by their data-label), then the description. The ::after of a row is the line break between. */
+@media ${PHONE_MEDIA} {
+  main { padding: 12px 10px 28px; }
+  h1 { font-size: 19px; }
+  pre.cmd { white-space: pre-wrap; overflow-wrap: anywhere; }
+  .charts.four { grid-template-columns: minmax(0, 1fr); }
+  .plot { height: 180px; }
+  table.verdict-table, table.verdict-table tbody { display: block; }
+  table.verdict-table thead { display: none; }
+  table.verdict-table tr.group-row, table.verdict-table tr.group-row th { display: block; }
+  table.verdict-table tr.variant-row { display: flex; flex-wrap: wrap; align-items: center; border-bottom: 1px solid var(--line); padding: 3px 0; }
+  table.verdict-table tr.variant-row::after { content: ""; order: 1; flex: 0 0 100%; }
+  table.verdict-table tr.variant-row td { border-bottom: 0; padding: 3px 8px; }
+  table.verdict-table td.name { flex: 1 1 auto; }
+  table.verdict-table td.verdict { flex: 0 1 auto; white-space: normal; border-radius: 4px; margin-right: 6px; }
+  table.verdict-table td.num, table.verdict-table td.desc { order: 2; }
+  table.verdict-table td.num { flex: 1 1 0; min-width: 0; text-align: left; background-size: calc(100% - 8px) 4px; background-position: 4px bottom; }
+  table.verdict-table td.num::before { content: attr(data-label); display: block; font-size: 11px; color: var(--muted); }
+  table.verdict-table td.desc { flex: 1 1 100%; min-width: 0; max-width: none; }
+}
+}
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 6px; min-width: 0; }
 .card h4 { font-size: 12.5px; margin: 0 0 4px; font-weight: 600; color: #303a4a; }
 .plot { position: relative; height: 200px; }

@@ -71,7 +71,7 @@ describe('topologySvg', () => {
     const svg = topologySvg(of('bad'), { title: 'bad', id: 't0' });
     expect(svg.match(/<rect [^>]*class="node"/g)).toHaveLength(3);
     expect(svg.match(/<rect [^>]*class="users"/g)).toHaveLength(1);
-    expect(svg.match(/<line [^>]*marker-end="url\(#t0-arrow\)"/g)).toHaveLength(3);
+    expect(svg.match(/<path [^>]*marker-end="url\(#t0-arrow\)"/g)).toHaveLength(3);
     for (const line of [
       'checkout-bff',
       '4 attempts · 1 s per try',

@@ -89,11 +89,15 @@ function verdictCell(row: VerdictRow): string {
   }
 }
 
-/** A number with a light bar behind it (its share of `max`): read the size, not a colour. */
-function barCell(value: number | null, text: string, max: number): string {
-  if (value === null) return '<td class="num">-</td>';
+/**
+ * A number with a light bar behind it (its share of `max`): read the size, not a colour. `label` names it where the
+ * table is shown as one card per variant, without its header (a phone).
+ */
+function barCell(value: number | null, text: string, max: number, label: string): string {
+  const named = ` data-label="${escapeHtml(label)}"`;
+  if (value === null) return `<td class="num"${named}>-</td>`;
   const width = max > 0 ? Math.max(0, Math.min(100, (value / max) * 100)) : 0;
-  return `<td class="num bar" style="--bar:${width.toFixed(1)}%">${escapeHtml(text)}</td>`;
+  return `<td class="num bar"${named} style="--bar:${width.toFixed(1)}%">${escapeHtml(text)}</td>`;
 }
 
 /** The verdict table as HTML. Rows carry data-variant and data-verdict for tests and the page's script. */
@@ -133,9 +137,9 @@ export function verdictTableHtml(
     const cells = [
       `<td class="name"><span class="swatch-line" style="background:${color}"></span>${escapeHtml(row.variant)}</td>`,
       verdictCell(row),
-      ...windows.map((w) => barCell(row.success[w] ?? null, `${formatPercent(row.success[w])} %`, 1)),
-      options.deepest === null ? '' : barCell(row.load, `${formatRatio(row.load)}×`, maxLoad),
-      barCell(row.wasted, `${formatPercent(row.wasted)} %`, 1),
+      ...windows.map((w) => barCell(row.success[w] ?? null, `${formatPercent(row.success[w])} %`, 1, w)),
+      options.deepest === null ? '' : barCell(row.load, `${formatRatio(row.load)}×`, maxLoad, 'load'),
+      barCell(row.wasted, `${formatPercent(row.wasted)} %`, 1, 'wasted'),
       row.description === null
         ? '<td class="desc"></td>'
         : `<td class="desc" title="${escapeHtml(row.description)}"><div>${escapeHtml(row.description)}</div></td>`,

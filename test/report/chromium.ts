@@ -51,9 +51,14 @@ export interface PageReport {
   foreignRequests: string[];
 }
 
-/** Opens a report file and waits until its script has drawn the charts (or failed). */
-export async function openReport(browser: Browser, file: string): Promise<PageReport> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+/** Opens a report file (in a window of `viewport`, 1400 × 900 by default) and waits until its script has drawn the
+ * charts (or failed). */
+export async function openReport(
+  browser: Browser,
+  file: string,
+  viewport: { width: number; height: number } = { width: 1400, height: 900 },
+): Promise<PageReport> {
+  const page = await browser.newPage({ viewport });
   const url = pathToFileURL(file).href;
   const consoleErrors: string[] = [];
   const foreignRequests: string[] = [];

@@ -21,6 +21,7 @@ import { PACKAGE_KNOCKOUTS } from './package.js';
 import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
+import { REPORT2_KNOCKOUTS } from './report2.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
@@ -383,6 +384,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
+  ...REPORT2_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
   ...ENVOY_INPUT_KNOCKOUTS,
   ...MESH_KNOCKOUTS,
