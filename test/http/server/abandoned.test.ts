@@ -38,7 +38,7 @@ async function couponApi(upstream: string, quiet: boolean, seen: unknown[] = [])
     }
   });
   if (quiet) app.use(guard.errors);
-  const server = await listen(app.listen(0, '127.0.0.1'));
+  const server = await listen(app);
   running.push(server);
   return server;
 }
