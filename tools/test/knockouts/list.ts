@@ -4,6 +4,7 @@ import type { Knockout } from './knockout.js';
 
 export type { Knockout } from './knockout.js';
 
+import { ALGORITHM_KNOCKOUTS } from './algorithms.js';
 import { BREAKER_KNOCKOUTS } from './breakers.js';
 import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
@@ -386,4 +387,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...HOSTILE2_GUARD_KNOCKOUTS,
   ...HOSTILE2_COMMAND_KNOCKOUTS,
   ...HOSTILE2_SIM_KNOCKOUTS,
+  ...ALGORITHM_KNOCKOUTS,
 ];
