@@ -46,6 +46,8 @@ const configArb: fc.Arbitrary<CircuitBreakerConfig> = fc
     probeLease: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 60 })),
   })
   .filter((c) => c.failureThreshold !== false || c.failureRate !== false)
+  // A count window smaller than minimumCalls is refused (breaker-config.ts), so the model never sees one.
+  .filter((c) => c.failureRate?.window.kind !== 'count' || c.failureRate.minimumCalls <= c.failureRate.window.size)
   .map(({ maxFactor, ...c }) => ({ ...c, maxBreakDuration: c.breakDuration * maxFactor }));
 
 const reportArb = fc.constantFrom<Report>('success', 'failure', 'cancel');

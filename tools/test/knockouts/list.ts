@@ -285,7 +285,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'ratio-budget-withdrawal',
     mechanism: 'each retry the ratio budget allows withdraws one retry from it',
     mark: 'ratio-budget-withdrawal',
-    find: 'this.slots[this.current] = (this.slots[this.current] as number) - MILLI;\n    this.sum -= MILLI;',
+    find: 'this.slots[this.current] = (this.slots[this.current] as number) - this.withdrawal;\n    this.sum -= this.withdrawal;',
     replace: '// (knocked out) a retry withdraws nothing',
     tests: ['src/policy/retry/ratio-budget.test.ts'],
   },
