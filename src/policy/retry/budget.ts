@@ -60,9 +60,9 @@ export const DEFAULT_MIN_RETRY_CONCURRENCY = 3;
  * not of its binary double: 1.005 · 1000 is 1004.999… in doubles, yet 1.005 keeps 1005.
  */
 function grpcMilli(value: number): number {
+  // The double product can land just below or above a whole milli the decimal has: compare against that decimal.
   // @ko grpc-token-ratio-truncated
   let milli = Math.floor(value * MILLI);
-  // The double product can land just below or above a whole milli the decimal has: compare against that decimal.
   if ((milli + 1) / MILLI <= value) milli++;
   else if (milli / MILLI > value) milli--;
   return milli;

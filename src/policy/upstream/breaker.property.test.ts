@@ -47,7 +47,9 @@ const configArb: fc.Arbitrary<CircuitBreakerConfig> = fc
   })
   .filter((c) => c.failureThreshold !== false || c.failureRate !== false)
   // A count window smaller than minimumCalls is refused (breaker-config.ts), so the model never sees one.
-  .filter((c) => c.failureRate?.window.kind !== 'count' || c.failureRate.minimumCalls <= c.failureRate.window.size)
+  .filter(
+    ({ failureRate: rate }) => rate === false || rate.window.kind !== 'count' || rate.minimumCalls <= rate.window.size,
+  )
   .map(({ maxFactor, ...c }) => ({ ...c, maxBreakDuration: c.breakDuration * maxFactor }));
 
 const reportArb = fc.constantFrom<Report>('success', 'failure', 'cancel');
