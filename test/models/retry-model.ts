@@ -101,8 +101,7 @@ export class ModelCall {
     }
     const matched = o.kind === 'response' ? cfg.statuses.has(o.status) : o.kind === 'timeout' ? cfg.timeout : cfg.reset;
     if (!matched) {
-      // A 4xx nobody retries says the callee is healthy: it counts as a success for the bucket.
-      if (o.kind === 'response' && o.status < 500 && o.status !== 429) this.model.succeed();
+      // gRPC A6: only OK earns tokens, so an answer nobody retries (a 4xx included) leaves the bucket alone.
       return this.stop('not-retryable');
     }
     this.model.fail();

@@ -55,9 +55,10 @@ describe('docs/outlier-detection.md, member-api-outliers', () => {
     expect(prose).toContain('success stays at 99.9 %');
     expect(row('one-sick-retry')).toMatch(/\| 15\.9 % \|$/);
     expect(prose).toContain('retries are 15.9 % of the requests over the run');
-    expect(row('one-sick-p2c')).toContain('| 49.4 % |');
-    expect(row('slow-one-p2c')).toContain('| 100.0 % / 100.0 % / 100.0 % | 390 ms | 6.2 % |');
-    expect(prose).toContain('gets 6.2 % of the attempts and every user is served');
+    expect(row('one-sick-p2c')).toContain('| 100.0 % / 56.4 % / 100.0 % | 201 ms | 43.6 % |');
+    expect(prose).toContain('instance 0 gets 43.6 % of the attempts and 43.6 % of the users fail');
+    expect(row('slow-one-p2c')).toContain('| 100.0 % / 100.0 % / 100.0 % | 410 ms | 7.7 % |');
+    expect(prose).toContain('gets 7.7 % of the attempts and every user is served');
     expect(row('shared-db-outlier-50')).toContain('| 100.0 % / 50.2 % / 100.0 % |');
     expect(row('shared-db-outlier-50')).toMatch(/\| 4 \/ 558 \/ 2 \|/);
     expect(prose).toContain('(50.2 %, as without detection)');

@@ -183,7 +183,7 @@ export function envoyBackoffDelay(baseMs: number, maxMs: number, retry: number, 
 
 /**
  * Delay before retry number `retry` (1 = the first retry, after attempt 1 failed). `previousDelayMs` is the
- * previous wait (0 before the first retry); `u` a draw in [0, 1). Pure, allocation-free; the result is finite,
+ * previous wait (0 before the first retry; decorrelated jitter reads it from the second retry on); `u` a draw in [0, 1). Pure, allocation-free; the result is finite,
  * >= 0 and <= backoffBoundMs(b). Out-of-range inputs are clamped: u to [0, 1], retry to >= 1.
  */
 export function backoffDelay(b: ResolvedBackoff, retry: number, previousDelayMs: number, u: number): number {
@@ -204,9 +204,13 @@ export function backoffDelay(b: ResolvedBackoff, retry: number, previousDelayMs:
       return half + r * half;
     }
     case 'decorrelated-jitter': {
-      // AWS architecture blog: sleep = min(cap, U(base, 3 · previous sleep)).
+      // AWS architecture blog ("Exponential Backoff And Jitter"): sleep starts at base, then each wait is
+      // sleep = min(cap, U(base, 3 · sleep)). So the first retry draws from [base, 3·base], not exactly base (which
+      // would bring every client back in one wave); a restarted backoff (n = 1 again) starts from base too.
       // Clamping 3·previous to a finite value keeps u = 0 at base (0 · ∞ would be NaN) without changing any draw.
-      const hi = Math.max(b.baseMs, Math.min(3 * previousDelayMs, Number.MAX_VALUE) || 0);
+      // @ko decorrelated-first-from-base
+      const sleepMs = n === 1 ? b.baseMs : previousDelayMs;
+      const hi = Math.max(b.baseMs, Math.min(3 * sleepMs, Number.MAX_VALUE) || 0);
       return Math.min(b.baseMs + r * (hi - b.baseMs), b.capMs);
     }
     case 'envoy':

@@ -53,18 +53,33 @@ export const MAX_BUCKET_TOKENS = 1000;
 export const DEFAULT_BUDGET_PERCENT = 20;
 export const DEFAULT_MIN_RETRY_CONCURRENCY = 3;
 
+/**
+ * A token amount in whole milli-tokens, truncated as gRPC reads it: C-core keeps the first 3 decimals of the JSON
+ * number and drops the rest (retry_service_config.cc), grpc-java casts `tokenRatio · 1000` to int
+ * (RetriableStream.Throttle). So 0.5466 is 546, never rounded up to 547. The truncation is of the decimal written,
+ * not of its binary double: 1.005 · 1000 is 1004.999… in doubles, yet 1.005 keeps 1005.
+ */
+function grpcMilli(value: number): number {
+  // The double product can land just below or above a whole milli the decimal has: compare against that decimal.
+  // @ko grpc-token-ratio-truncated
+  let milli = Math.floor(value * MILLI);
+  if ((milli + 1) / MILLI <= value) milli++;
+  else if (milli / MILLI > value) milli--;
+  return milli;
+}
+
 function tokenBucketIssues(opts: unknown, path: string, issues: ConfigIssue[]): void {
   const o = (typeof opts === 'object' && opts !== null ? opts : {}) as Record<string, unknown>;
   const max = o.maxTokens;
   if (typeof max !== 'number' || !(max > 0 && max <= MAX_BUCKET_TOKENS)) {
     issues.push({ path: joinPath(path, 'maxTokens'), message: 'must be a number in (0, 1000]' });
-  } else if (Math.round(max * MILLI) < 1) {
+  } else if (grpcMilli(max) < 1) {
     issues.push({ path: joinPath(path, 'maxTokens'), message: 'must be at least 0.001 (gRPC keeps 3 decimals)' });
   }
   const ratio = o.tokenRatio;
   if (typeof ratio !== 'number' || !(ratio > 0) || ratio === Number.POSITIVE_INFINITY) {
     issues.push({ path: joinPath(path, 'tokenRatio'), message: 'must be a finite number > 0' });
-  } else if (Math.round(ratio * MILLI) < 1) {
+  } else if (grpcMilli(ratio) < 1) {
     issues.push({ path: joinPath(path, 'tokenRatio'), message: 'must be at least 0.001 (gRPC keeps 3 decimals)' });
   }
 }
@@ -95,13 +110,13 @@ export class TokenBucket implements RetryBudget {
   private maxMilli: number;
   private ratioMilli: number;
 
-  /** Throws ConfigError unless maxTokens ∈ (0, 1000] and tokenRatio > 0 (both at 3-decimal precision). */
+  /** Throws ConfigError unless maxTokens ∈ (0, 1000] and tokenRatio > 0 (both truncated to 3 decimals, as gRPC). */
   constructor(opts: TokenBucketOptions) {
     const issues: ConfigIssue[] = [];
     tokenBucketIssues(opts, 'budget', issues);
     throwIfAny(issues);
-    this.maxMilli = Math.round(opts.maxTokens * MILLI);
-    this.ratioMilli = Math.round(opts.tokenRatio * MILLI);
+    this.maxMilli = grpcMilli(opts.maxTokens);
+    this.ratioMilli = grpcMilli(opts.tokenRatio);
     this.milliTokens = this.maxMilli;
   }
 
@@ -138,11 +153,11 @@ export class TokenBucket implements RetryBudget {
     const issues: ConfigIssue[] = [];
     tokenBucketIssues(opts, 'budget', issues);
     throwIfAny(issues);
-    const newMax = Math.round(opts.maxTokens * MILLI);
+    const newMax = grpcMilli(opts.maxTokens);
     // tokens ≤ oldMax, so the floor is already within [0, newMax]; integers below 2^53, so exact.
     this.milliTokens = Math.floor((this.milliTokens * newMax) / this.maxMilli);
     this.maxMilli = newMax;
-    this.ratioMilli = Math.round(opts.tokenRatio * MILLI);
+    this.ratioMilli = grpcMilli(opts.tokenRatio);
   }
 
   recordSuccess(): void {
@@ -197,9 +212,14 @@ export class PercentBudget implements RetryBudget {
     return this.retries;
   }
 
-  /** percent·active/100 (not percent/100·active) so 29 % of 100 is 29, not 28.999… truncated to 28. */
+  /**
+   * Envoy's arithmetic exactly (resource_manager_impl.h, RetryBudgetImpl::max): the double percent / 100 · active,
+   * truncated. So 29 % of 100 active is 28 (0.29 · 100 is 28.999… in binary), as Envoy allows; most percents (the
+   * default 20 among them) give the exact share.
+   */
   allowedRetries(activeRequests: number = this.active): number {
-    const byPercent = Math.trunc((this.percent * activeRequests) / 100);
+    // @ko percent-budget-envoy-arithmetic
+    const byPercent = Math.trunc((this.percent / 100) * activeRequests);
     // @eq budget-bypercent-minconcurrency-bypercent
     if (byPercent > this.minConcurrency) return byPercent;
     return this.minConcurrency; // also for a NaN count

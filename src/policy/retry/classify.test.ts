@@ -63,14 +63,14 @@ describe('classifyOutcome', () => {
     for (const s of [502, 503, 504]) expect(classifyOutcome(status(s), all, unsafe).retryable).toBe(true);
   });
 
-  it('does not retry a 4xx other than those listed, and counts it as a budget success', () => {
+  it('does not retry a 4xx other than those listed, and leaves the budget alone (gRPC A6 credits only OK)', () => {
     expect(classifyOutcome(status(404), seedFix, safe)).toEqual({
       retryable: false,
       reason: 'not-in-retry-on',
-      budget: 'success',
+      budget: 'none',
     });
-    expect(classifyOutcome(status(400), seedFix, safe).budget).toBe('success');
-    expect(classifyOutcome(status(499), seedFix, safe).budget).toBe('success');
+    expect(classifyOutcome(status(400), seedFix, safe).budget).toBe('none');
+    expect(classifyOutcome(status(499), seedFix, safe).budget).toBe('none');
   });
 
   it('leaves the budget alone for an unlisted 5xx, 429 or transport failure', () => {
@@ -305,7 +305,7 @@ describe('classification edges found by mutation testing', () => {
     expect(classifyOutcome(status(400), seedFix, safe)).toEqual({
       retryable: false,
       reason: 'not-in-retry-on',
-      budget: 'success',
+      budget: 'none',
     });
   });
 

@@ -133,7 +133,7 @@ export type ClassReason =
   | 'shed-locally'
   | 'local-error';
 
-/** What the budget should learn from an outcome (gRPC A6: only retryable failures drain tokens). */
+/** What the budget should learn from an outcome (gRPC A6: only OK earns tokens, only retryable failures drain them). */
 export type BudgetEffect = 'success' | 'failure' | 'none';
 
 export interface Classification {
@@ -160,7 +160,6 @@ export interface SafetyTraits {
 const SUCCESS: Classification = { retryable: false, reason: 'success', budget: 'success' };
 const RETRYABLE: Classification = { retryable: true, reason: 'retryable', budget: 'failure' };
 const UNSAFE: Classification = { retryable: false, reason: 'unsafe', budget: 'failure' };
-const HEALTHY_REFUSAL: Classification = { retryable: false, reason: 'not-in-retry-on', budget: 'success' };
 const NOT_MATCHED: Classification = { retryable: false, reason: 'not-in-retry-on', budget: 'none' };
 const ABORTED: Classification = { retryable: false, reason: 'aborted', budget: 'none' };
 const SHED_LOCALLY: Classification = { retryable: false, reason: 'shed-locally', budget: 'none' };
@@ -169,7 +168,8 @@ const LOCAL_ERROR: Classification = { retryable: false, reason: 'local-error', b
 /**
  * Does this outcome call for another attempt? Safety follows semantics.md §7: connect failures, resets before a
  * response, 429, 502, 503 and 504 are safe to replay; 500-class errors and timeouts only when the request is replay-safe;
- * other 4xx only when listed explicitly. A 4xx that is not retried counts as a success for the budget (the callee is healthy).
+ * other 4xx only when listed explicitly. A 4xx that is not retried leaves the budget alone: gRPC A6 credits only OK
+ * responses and charges only retryable failures (and "do not retry" pushbacks).
  * A reset is safe to replay only when it provably came before the server saw the request (`before-request`: the
  * request was never written, or an HTTP/2 REFUSED_STREAM; Envoy's reset-before-request). Any other reset — after the
  * request was written, or once the response had started, or when the driver cannot tell — is like a timeout: the
@@ -181,7 +181,10 @@ export function classifyOutcome(outcome: Outcome, retryOn: RetryOnSet, safety: S
     case 'response': {
       const status = outcome.status;
       if (status < 400) return SUCCESS;
-      if (!retryOn.statuses.has(status)) return status < 500 && status !== 429 ? HEALTHY_REFUSAL : NOT_MATCHED;
+      // gRPC A6 credits only OK: a status the caller does not retry (a 404, a 400 like INVALID_ARGUMENT) neither costs
+      // nor earns, whatever its class.
+      // @ko a6-credit-only-ok
+      if (!retryOn.statuses.has(status)) return NOT_MATCHED;
       // @ko unsafe-500-not-replayed
       if (!isReplaySafeStatus(status) && !safety.replaySafe) return UNSAFE;
       return RETRYABLE;

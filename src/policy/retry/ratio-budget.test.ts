@@ -190,9 +190,10 @@ describe('RatioBudget: configuration', () => {
 // ---- a plain model of the doc comment --------------------------------------------------------------------------
 
 /**
- * The budget as its doc comment defines it, written independently: a list of (second, milli-retries) events, the
- * seconds counted from the first use; a retry is allowed while the events of the last `ttl` seconds plus the reserve
- * leave one whole retry. The clock is the latest time seen (a step back changes nothing).
+ * The budget as its doc comment defines it, written independently: a list of (second, units) events, the seconds
+ * counted from the first use; a call deposits `deposit` units, a retry is allowed while the events of the last `ttl`
+ * seconds plus the reserve hold `withdrawal` units, and takes them. The clock is the latest time seen (a step back
+ * changes nothing).
  */
 class RatioModel {
   private readonly events: { second: number; milli: number }[] = [];
@@ -201,8 +202,9 @@ class RatioModel {
   expired = false;
 
   constructor(
-    private readonly ratioMilli: number,
-    private readonly reserveMilli: number,
+    private readonly deposit: number,
+    private readonly withdrawal: number,
+    private readonly reserve: number,
     private readonly ttlSeconds: number,
   ) {}
 
@@ -231,18 +233,18 @@ class RatioModel {
 
   callStarted(nowMs: number): void {
     this.touch(nowMs);
-    this.events.push({ second: this.second, milli: this.ratioMilli });
+    this.events.push({ second: this.second, milli: this.deposit });
   }
 
   acquireRetry(nowMs: number): boolean {
     this.touch(nowMs);
-    if (this.sum() + this.reserveMilli < 1000) return false;
-    this.events.push({ second: this.second, milli: -1000 });
+    if (this.sum() + this.reserve < this.withdrawal) return false;
+    this.events.push({ second: this.second, milli: -this.withdrawal });
     return true;
   }
 
   level(): number {
-    return Math.max(Math.floor((this.sum() + this.reserveMilli) / 1000), 0);
+    return Math.max(Math.floor((this.sum() + this.reserve) / this.withdrawal), 0);
   }
 }
 
@@ -272,7 +274,11 @@ describe('RatioBudget: against a plain model (property)', () => {
             minRetriesPerSec: minMilli / 1000,
             ttl: `${ttlSeconds}s`,
           });
-          const model = new RatioModel(ratioMilli, minMilli * ttlSeconds, ttlSeconds);
+          // Finagle's TokenRetryBudget: a call deposits 1000, a retry costs (1000 / ratio).toInt (1000 at ratio 0, when
+          // only the reserve, minRetriesPerSec · ttl retries, pays).
+          const withdrawal = ratioMilli > 0 ? Math.trunc(1000 / (ratioMilli / 1000)) : 1000;
+          const reserve = Math.round((minMilli / 1000) * ttlSeconds * withdrawal);
+          const model = new RatioModel(ratioMilli > 0 ? 1000 : 0, withdrawal, reserve, ttlSeconds);
           let now = startMs;
           let allowed = false;
           let denied = false;

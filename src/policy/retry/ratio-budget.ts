@@ -18,7 +18,10 @@ export const DEFAULT_RATIO_TTL_MS = 10_000;
 /** The window is kept as one counter per second, so its memory is bounded by the longest ttl. */
 const SLOT_MS = 1000;
 const MAX_TTL_MS = 60_000;
-const MILLI = 1000;
+/** What one call deposits, in units of the window (Finagle's TokenRetryBudget.ScaleFactor). */
+const DEPOSIT = 1000;
+/** The smallest ratio above 0: a retry then costs 10^9 units, so the window's sums stay well inside exact doubles. */
+export const MIN_RETRY_RATIO = 1e-6;
 
 /** Checks a ratio budget's keys (the `kind` and unknown keys are checked by the caller). */
 export function ratioBudgetIssues(o: Record<string, unknown>, path: string, issues: ConfigIssue[]): number | undefined {
@@ -27,6 +30,11 @@ export function ratioBudgetIssues(o: Record<string, unknown>, path: string, issu
   if (ratio !== undefined && (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1000))) {
     // @eq ratio-budget-issues-push-path-joinpath
     issues.push({ path: joinPath(path, 'ratio'), message: 'must be a number in [0, 1000]' });
+  } else if (typeof ratio === 'number' && ratio > 0 && ratio < MIN_RETRY_RATIO) {
+    issues.push({
+      path: joinPath(path, 'ratio'),
+      message: 'must be 0 or at least 0.000001 (a retry per million calls)',
+    });
   }
   const min = o.minRetriesPerSec;
   // @eq ratio-budget-min-min-number
@@ -49,13 +57,18 @@ export function ratioBudgetIssues(o: Record<string, unknown>, path: string, issu
  * Each call deposits `ratio` of a retry; each retry withdraws one. A retry is allowed while deposits − withdrawals over
  * the last `ttl`, plus a reserve of minRetriesPerSec · ttl, leave one whole retry. So under a sustained total failure
  * a caller sends (1 + ratio) attempts per call (plus the reserve), and d such hops send (1 + ratio)^d to the leaf.
- * Kept in integer milli-retries, one counter per second of the window; `now` is given, never read.
+ * Quantised as Finagle's RetryBudget (finagle-core RetryBudget.scala, TokenRetryBudget): a call deposits 1000 units, a
+ * retry withdraws trunc(1000 / ratio), so any ratio > 0 buys retries (0.0004: 4 in 10,000 calls) and a ratio whose
+ * inverse is not whole buys slightly more than its share (0.3: 3,000.3 per 10,000, as Finagle). Integer units, one
+ * counter per second of the window; `now` is given, never read.
  */
 export class RatioBudget {
   readonly kind = 'ratio' as const;
-  private readonly ratioMilli: number;
-  private readonly reserveMilli: number;
-  /** Net milli-retries per second of the window (a ring), and their sum. */
+  /** Units one call deposits (0 for ratio 0: then only the reserve pays for retries) and one retry withdraws. */
+  private readonly deposit: number;
+  private readonly withdrawal: number;
+  private readonly reserve: number;
+  /** Net units per second of the window (a ring), and their sum. */
   private readonly slots: Float64Array;
   private sum = 0;
   private current = 0;
@@ -70,9 +83,11 @@ export class RatioBudget {
     if (issues.length > 0 || ttlMs === undefined) throw new ConfigError(issues);
     const ratio = opts.ratio ?? DEFAULT_RETRY_RATIO;
     const minPerSec = opts.minRetriesPerSec ?? DEFAULT_MIN_RETRIES_PER_SEC;
-    this.ratioMilli = Math.round(ratio * MILLI);
+    // @ko ratio-budget-finagle-quantum
+    this.deposit = ratio > 0 ? DEPOSIT : 0;
+    this.withdrawal = ratio > 0 ? Math.trunc(DEPOSIT / ratio) : DEPOSIT;
     this.slots = new Float64Array(ttlMs / SLOT_MS);
-    this.reserveMilli = Math.round(minPerSec * (ttlMs / SLOT_MS) * MILLI);
+    this.reserve = Math.round(minPerSec * (ttlMs / SLOT_MS) * this.withdrawal);
   }
 
   /** Moves the window to `nowMs`, forgetting the seconds that left it. A clock that steps back changes nothing. */
@@ -104,17 +119,17 @@ export class RatioBudget {
   /** One call: deposits `ratio` of a retry. */
   callStarted(nowMs: number): void {
     this.advance(nowMs);
-    this.slots[this.current] = (this.slots[this.current] as number) + this.ratioMilli;
-    this.sum += this.ratioMilli;
+    this.slots[this.current] = (this.slots[this.current] as number) + this.deposit;
+    this.sum += this.deposit;
   }
 
   /** Takes one retry if the window (with the reserve) holds one. */
   acquireRetry(nowMs: number): boolean {
     this.advance(nowMs);
-    if (this.sum + this.reserveMilli < MILLI) return false;
+    if (this.sum + this.reserve < this.withdrawal) return false;
     // @ko ratio-budget-withdrawal
-    this.slots[this.current] = (this.slots[this.current] as number) - MILLI;
-    this.sum -= MILLI;
+    this.slots[this.current] = (this.slots[this.current] as number) - this.withdrawal;
+    this.sum -= this.withdrawal;
     return true;
   }
 
@@ -125,6 +140,6 @@ export class RatioBudget {
 
   /** Whole retries available now (as of the last call). */
   level(): number {
-    return Math.max(Math.floor((this.sum + this.reserveMilli) / MILLI), 0);
+    return Math.max(Math.floor((this.sum + this.reserve) / this.withdrawal), 0);
   }
 }

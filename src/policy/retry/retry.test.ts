@@ -93,13 +93,13 @@ describe('RetryPolicy: the happy path and stop reasons', () => {
     expect(() => p.start(0, { retryOn: ['bogus' as never] })).toThrow(/^retryOn.0: unknown retry condition/);
   });
 
-  it('stops a 404 as not-retryable and credits the budget (the callee is healthy)', () => {
+  it('stops a 404 as not-retryable and leaves the token bucket alone (gRPC A6 credits only OK)', () => {
     const p = policy({ budget: { kind: 'token-bucket', maxTokens: 10, tokenRatio: 0.5 } });
     p.budgetFor('').recordFailure();
     expect(p.budgetFor('').level()).toBe(9);
     const result = runCall(p, { kind: 'response', status: 404 });
     expect(result.stop).toBe('not-retryable');
-    expect(p.budgetFor('').level()).toBe(9.5);
+    expect(p.budgetFor('').level()).toBe(9);
   });
 
   it('retries 429 when listed', () => {

@@ -17,14 +17,15 @@ function ejected(...hosts: string[]): EjectionSource {
 }
 
 /**
- * Runs one p2c pick per cell of an even grid of draws: u1 at the middle of each of `count` equal bins, u2 at the
- * middle of each of `count - 1`. Answers how many picks each endpoint won.
+ * Runs one p2c pick per cell of an even grid of draws: u1 and u2 each at the middle of each of `count` equal bins
+ * (Envoy draws with replacement, so the diagonal, both draws on one endpoint, is a cell too). Answers how many picks
+ * each endpoint won.
  */
 function winsOverGrid(b: Balancer, count: number, previous: number): number[] {
   const wins = b.endpoints.map(() => 0);
   for (let i = 0; i < count; i++) {
-    for (let j = 0; j < count - 1; j++) {
-      const chosen = b.pick(0, previous, (i + 0.5) / count, (j + 0.5) / (count - 1));
+    for (let j = 0; j < count; j++) {
+      const chosen = b.pick(0, previous, (i + 0.5) / count, (j + 0.5) / count);
       wins[chosen] = (wins[chosen] as number) + 1;
     }
   }
@@ -74,18 +75,19 @@ describe('no endpoint', () => {
 });
 
 describe('power of two choices', () => {
-  it('draws every ordered pair of distinct endpoints equally often, and the less loaded of the pair wins', () => {
+  it('draws every ordered pair of endpoints (both draws on one included) equally often; the less loaded wins', () => {
     const b = new Balancer(['a', 'b', 'c', 'd'], { kind: 'p2c' });
     // Loads 0, 3, 2, 1: a is the least loaded, then d, then c, then b.
     for (const [index, load] of [0, 3, 2, 1].entries()) for (let k = 0; k < load; k++) b.started(index);
-    // The grid gives each of the 12 ordered pairs once: an endpoint wins the 2 pairs it forms with each more loaded one.
-    expect(winsOverGrid(b, 4, -1)).toEqual([6, 0, 2, 4]);
+    // The grid gives each of the 16 ordered pairs once: an endpoint wins the pair drawing it twice, and the 2 pairs it
+    // forms with each more loaded one (Envoy's unweightedHostPick: b, the busiest, still wins when drawn twice).
+    expect(winsOverGrid(b, 4, -1)).toEqual([7, 1, 3, 5]);
   });
 
   it('a retry whose failed endpoint is ejected still draws from every usable endpoint alike', () => {
     const b = new Balancer(['a', 'b', 'c', 'd'], { kind: 'p2c' }, ejected('a'));
-    // Equal loads: the first draw wins, so each of b, c and d wins the 2 cells of its u1 bin.
-    expect(winsOverGrid(b, 3, 0)).toEqual([0, 2, 2, 2]);
+    // Equal loads: the first draw wins, so each of b, c and d wins the 3 cells of its u1 bin.
+    expect(winsOverGrid(b, 3, 0)).toEqual([0, 3, 3, 3]);
   });
 
   it('refuses a bad draw even when only one endpoint is usable, or none', () => {

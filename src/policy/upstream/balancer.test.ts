@@ -131,8 +131,8 @@ describe('Balancer power of two choices', () => {
     b.started(0);
     b.started(0);
     b.started(2);
-    // u1 → index 0 (a), u2 → index 2 of the rest (d): d has fewer in flight.
-    expect(b.pick(0, -1, 0, 0.7)).toBe(3);
+    // u1 → index 0 (a), u2 → index 3 (d): d has fewer in flight.
+    expect(b.pick(0, -1, 0, 0.8)).toBe(3);
     // a (2 in flight) against c (1 in flight): c.
     expect(b.pick(0, -1, 0.1, 0.5)).toBe(2);
     b.ended(0);
@@ -142,7 +142,7 @@ describe('Balancer power of two choices', () => {
     expect(b.pick(0, -1, 0.1, 0.5)).toBe(0);
   });
 
-  it('keeps the first draw on a tie and never draws the same endpoint twice', () => {
+  it('keeps the first draw on a tie (Envoy: strictly fewer replaces the candidate)', () => {
     const b = new Balancer(['a', 'b'], { kind: 'p2c' });
     expect(b.pick(0, -1, 0.9, 0.9)).toBe(1);
     expect(b.pick(0, -1, 0.1, 0.1)).toBe(0);

@@ -6,14 +6,16 @@ export type BalancerKind = 'round-robin' | 'p2c';
 
 export interface LoadBalancerConfig {
   /**
-   * round-robin: each endpoint in turn. p2c: two distinct endpoints drawn at random, the one with fewer attempts in
-   * flight wins (Envoy's LEAST_REQUEST with choice_count 2). Default round-robin.
+   * round-robin: each endpoint in turn. p2c: two endpoints drawn at random (with replacement, so both draws may name
+   * the same one), the one with fewer attempts in flight wins, the first on a tie: Envoy's LEAST_REQUEST with
+   * choice_count 2 and equal weights. Default round-robin.
    */
   kind?: BalancerKind;
   /**
    * Envoy's healthy_panic_threshold, in percent [0, 100]: when fewer than this share of the endpoints are available
    * (not ejected), ejections are ignored and every endpoint is used. Default 50. 0 = never panic: with every endpoint
-   * ejected, pick() answers NO_ENDPOINT (Envoy's "no healthy upstream").
+   * ejected, pick() answers NO_ENDPOINT (Envoy's "no healthy upstream"). A fraction counts as Envoy reads it: the
+   * whole percent below it (see panicPercent).
    */
   panicThreshold?: number;
 }
@@ -67,6 +69,17 @@ export function resolveLoadBalancerConfig(input: unknown): ResolvedLoadBalancerC
   return resolved;
 }
 
+/**
+ * The panic threshold as Envoy applies it: a whole percent, `uint64(100 · (threshold / 100))`, which truncates
+ * (source/common/protobuf/utility.cc, ProtobufPercentHelper::convertPercent, read through
+ * PROTOBUF_PERCENT_TO_ROUNDED_INTEGER_OR_DEFAULT despite its name). So 50.9 is 50, and 29 is 28 (0.29 · 100 is
+ * 28.999…): the double arithmetic is Envoy's, kept so a threshold means here what it means in the mesh.
+ */
+export function panicPercent(threshold: number): number {
+  // @ko balancer-panic-whole-percent
+  return Math.trunc(100 * (threshold / 100));
+}
+
 /** What the balancer asks of an outlier detector (OutlierDetector fits). */
 export interface EjectionSource {
   isEjected(host: string, nowMs: number): boolean;
@@ -97,6 +110,8 @@ export class Balancer {
   private readonly usable: Uint8Array;
   private cursor = 0;
   private readonly counters: BalancerStats = { picks: 0, panics: 0, noEndpoint: 0, avoidedPrevious: 0 };
+  /** The threshold in whole percent, as Envoy reads healthy_panic_threshold. */
+  private readonly panicAt: number;
 
   /** Throws ConfigError for a bad config, RangeError for an empty, oversized or duplicated endpoint list. */
   constructor(endpoints: readonly string[], config: LoadBalancerConfig = {}, ejections: EjectionSource | null = null) {
@@ -107,6 +122,7 @@ export class Balancer {
     if (new Set(endpoints).size !== endpoints.length) throw new RangeError('endpoints must be distinct');
     this.endpoints = Object.freeze([...endpoints]);
     this.config = resolveLoadBalancerConfig(config);
+    this.panicAt = panicPercent(this.config.panicThreshold);
     this.ejections = ejections;
     this.inFlight = new Int32Array(endpoints.length);
     this.usable = new Uint8Array(endpoints.length);
@@ -126,8 +142,10 @@ export class Balancer {
     const n = this.endpoints.length;
     let count = this.markAvailable(nowMs);
     // @ko balancer-panic
-    if (count * 100 < this.config.panicThreshold * n) {
-      // Envoy's panic mode: too few endpoints left to carry the load, so ejection is ignored.
+    if (count * 100 < this.panicAt * n) {
+      // Envoy's panic mode: too few endpoints left to carry the load, so ejection is ignored. (Envoy also never panics
+      // while healthy · 1.4 ≥ all, its overprovisioning factor: that changes nothing for thresholds up to 71 %, and is
+      // not modelled above them; see docs/reliability.md.)
       this.usable.fill(1);
       count = n;
       this.counters.panics++;
@@ -209,13 +227,16 @@ export class Balancer {
     return NO_ENDPOINT; // unreachable: pick() checked count > 0
   }
 
-  /** Power of two choices: two distinct usable endpoints from the draws; fewer in flight wins, the first on a tie. */
+  /**
+   * Power of two choices as Envoy's LEAST_REQUEST draws them (unweightedHostPick, choice_count 2): two independent
+   * draws over the usable endpoints, with replacement; fewer in flight wins, the first on a tie.
+   */
   private pickTwo(count: number, u1: number, u2: number): number {
     // @eq balancer-count-nthusable
     if (count === 1) return this.nthUsable(0);
     const first = drawIndex(u1, count);
-    let second = drawIndex(u2, count - 1);
-    if (second >= first) second++;
+    // @ko balancer-p2c-with-replacement
+    const second = drawIndex(u2, count);
     const a = this.nthUsable(first);
     const b = this.nthUsable(second);
     // @ko balancer-p2c-least-loaded

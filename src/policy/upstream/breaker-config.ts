@@ -11,7 +11,7 @@ export type BreakerWindowConfig =
 export interface FailureRateConfig {
   /** Opens when failures are at least this share of the window's calls, in percent (0, 100]; default 50. */
   percent?: number;
-  /** ...and the window holds at least this many calls (integer ≥ 1); default 20. */
+  /** ...and the window holds at least this many calls (integer ≥ 1, at most a count window's size); default 20. */
   minimumCalls?: number;
   /** Default { kind: 'time', duration: '10s', buckets: 10 }. */
   window?: BreakerWindowConfig;
@@ -141,6 +141,15 @@ function validateRate(
   need(percentOk, issues, path, 'percent', 'must be a number in (0, 100]');
   need(isInt(minimumCalls, 1), issues, path, 'minimumCalls', 'must be an integer ≥ 1');
   const window = validateWindow(raw.window, joinPath(path, 'window'), issues);
+  // A count window never holds more than `size` calls, so a larger minimumCalls would never let the rate trigger.
+  // Refused, as cockatiel's CountBreaker refuses it (resilience4j lowers minimumNumberOfCalls to the size instead).
+  // @ko breaker-count-window-minimum
+  if (window?.kind === 'count' && isInt(minimumCalls, 1) && (minimumCalls as number) > window.size) {
+    const given = raw.minimumCalls === undefined ? ` (the default ${DEFAULT_MINIMUM_CALLS})` : '';
+    const message = `must be at most window.size (${window.size}): with ${minimumCalls}${given} the failure rate could never open the breaker`;
+    issues.push({ path: joinPath(path, 'minimumCalls'), message });
+    return null;
+  }
   return window ? { percent: percent as number, minimumCalls: minimumCalls as number, window } : null;
 }
 

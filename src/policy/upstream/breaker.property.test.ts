@@ -46,6 +46,10 @@ const configArb: fc.Arbitrary<CircuitBreakerConfig> = fc
     probeLease: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 60 })),
   })
   .filter((c) => c.failureThreshold !== false || c.failureRate !== false)
+  // A count window smaller than minimumCalls is refused (breaker-config.ts), so the model never sees one.
+  .filter(
+    ({ failureRate: rate }) => rate === false || rate.window.kind !== 'count' || rate.minimumCalls <= rate.window.size,
+  )
   .map(({ maxFactor, ...c }) => ({ ...c, maxBreakDuration: c.breakDuration * maxFactor }));
 
 const reportArb = fc.constantFrom<Report>('success', 'failure', 'cancel');

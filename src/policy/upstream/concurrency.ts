@@ -142,7 +142,11 @@ export interface ConcurrencyStats {
   /** upstream_rq_active */
   activeRequests: number;
   activeRetries: number;
-  /** remaining_cx, remaining_pending, remaining_rq, remaining_retries: how far each is from its limit. */
+  /**
+   * remaining_cx, remaining_pending, remaining_rq, remaining_retries: how far each is from its limit. With a retry
+   * budget, remainingRetries is still the free retry slots (the budget's limit now, less the retries in flight), where
+   * Envoy's remaining_retries gauge reads 0 (RetryBudgetImpl::clearRemainingGauge: the limit moves with traffic).
+   */
   remainingConnections: number;
   remainingPending: number;
   remainingRequests: number;
@@ -213,7 +217,10 @@ export class ConcurrencyBreaker {
     }
   }
 
-  /** Units of `resource` that may still be taken now (Envoy's remaining_* gauges); never negative. */
+  /**
+   * Units of `resource` that may still be taken now (Envoy's remaining_* gauges); never negative. Deliberately not
+   * Envoy's 0 for a retry budget: the free slots are what an operator wants to see, and what tryAcquire would grant.
+   */
   remaining(resource: ConcurrencyResource): number {
     return Math.max(this.limit(resource) - this.active[resource], 0);
   }

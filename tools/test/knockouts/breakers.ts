@@ -115,7 +115,7 @@ export const BREAKER_KNOCKOUTS: Knockout[] = [
     id: 'balancer-panic',
     mechanism: "Envoy's panic threshold: with too few endpoints left, ejections are ignored",
     mark: 'balancer-panic',
-    find: 'if (count * 100 < this.config.panicThreshold * n) {',
+    find: 'if (count * 100 < this.panicAt * n) {',
     replace: 'if (false) {',
     tests: ['src/policy/upstream/balancer.test.ts'],
   },

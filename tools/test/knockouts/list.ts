@@ -4,6 +4,7 @@ import type { Knockout } from './knockout.js';
 
 export type { Knockout } from './knockout.js';
 
+import { ALGORITHM_KNOCKOUTS } from './algorithms.js';
 import { BREAKER_KNOCKOUTS } from './breakers.js';
 import { CLI_KNOCKOUTS } from './cli.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
@@ -289,7 +290,7 @@ export const KNOCKOUTS: Knockout[] = [
     id: 'ratio-budget-withdrawal',
     mechanism: 'each retry the ratio budget allows withdraws one retry from it',
     mark: 'ratio-budget-withdrawal',
-    find: 'this.slots[this.current] = (this.slots[this.current] as number) - MILLI;\n    this.sum -= MILLI;',
+    find: 'this.slots[this.current] = (this.slots[this.current] as number) - this.withdrawal;\n    this.sum -= this.withdrawal;',
     replace: '// (knocked out) a retry withdraws nothing',
     tests: ['src/policy/retry/ratio-budget.test.ts'],
   },
@@ -396,4 +397,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...PENDING_KNOCKOUTS,
   ...SIM_BOUNDS_KNOCKOUTS,
   ...EVENTS2_KNOCKOUTS,
+  ...ALGORITHM_KNOCKOUTS,
 ];

@@ -5,7 +5,7 @@ import type { Knockout } from './knockout.js';
 export const PACKAGE_KNOCKOUTS: Knockout[] = [
   {
     id: 'package-files-examples',
-    mechanism: 'the package ships examples/, the files the docs and the mesh command's help point a user at',
+    mechanism: 'the package ships examples/, the files the docs and the help of the mesh command point a user at',
     mark: 'package-files-examples',
     find: '"files": [\n    "examples",',
     replace: '"files": [',
