@@ -31,6 +31,8 @@ faults:
   - { service: db, instances: [0], at: 2s, for: 12s, errors: { rate: 1, status: 503 } }
   - { service: db, at: 6s, for: 4s, latency: 150ms }
   - { service: db, at: 12s, for: 3s, errors: { rate: 0.7, status: 500 } }
+  # A slow end, so that some users are surely still waiting when the run ends (whatever the draws).
+  - { service: db, at: 19.5s, for: 0.5s, latency: 300ms }
 `;
 
 function edgesOf(world: World): EdgeRuntime[] {
