@@ -25,8 +25,20 @@ export interface TableOptions {
   maxWidth?: number;
 }
 
-/** The terminal width the tables fit by default (`--wide` lifts it). */
+/** The width the lab's table fits (`--wide` lifts it). */
 export const DEFAULT_TABLE_WIDTH = 100;
+
+/** The width the simulator's table, lint and help fit when the terminal's is unknown (a pipe, a file, CI). */
+export const TERMINAL_COLUMNS = 80;
+/** Narrower than this, a table cannot show a name and its figures: fit this many columns instead. */
+const MIN_COLUMNS = 40;
+
+/** The width to fit: the terminal's (`process.stdout.columns`) when known, else TERMINAL_COLUMNS. */
+export function terminalWidth(columns: number | undefined): number {
+  // @ko cli-terminal-columns
+  if (columns === undefined || !Number.isInteger(columns) || columns <= 0) return TERMINAL_COLUMNS;
+  return Math.max(MIN_COLUMNS, columns);
+}
 
 const ANSI: Record<Tone | 'bold' | 'dim', string> = {
   good: '\x1b[32m',
@@ -80,17 +92,30 @@ export function packParts(parts: readonly string[], width: number, separator = '
   return lines.map((l, i) => (i === 0 ? l : indent + l));
 }
 
-/** Words packed into lines of at most `width` characters; a word longer than a line is cut (truncate). */
-export function wrapText(text: string, width: number, indent = ''): string[] {
+/**
+ * Words packed into lines of at most `width` characters; a word longer than a line is cut (truncate), or with
+ * `long: 'break'` split over lines (text that must be read whole: a lint finding's path).
+ */
+export function wrapText(text: string, width: number, indent = '', long: 'cut' | 'break' = 'cut'): string[] {
   const lines: string[] = [];
   let line = '';
+  const room = Math.max(1, width - indent.length);
   for (const word of text.replace(CONTROL, '?').split(' ')) {
     if (word === '') continue;
     const candidate = line === '' ? word : `${line} ${word}`;
     if ((lines.length > 0 ? indent.length : 0) + candidate.length <= width) line = candidate;
     else {
       if (line !== '') lines.push(line);
-      line = truncate(word, width - indent.length);
+      if (long === 'cut' || word.length <= room) line = truncate(word, room);
+      else {
+        let rest = word;
+        // The first piece may sit on the first line, which has no indent.
+        while (rest.length > room) {
+          lines.push(rest.slice(0, room));
+          rest = rest.slice(room);
+        }
+        line = rest;
+      }
     }
   }
   if (line !== '' || lines.length === 0) lines.push(line);

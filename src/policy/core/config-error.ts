@@ -41,10 +41,10 @@ export function editDistance(a: string, b: string): number {
   return row[y.length] as number;
 }
 
-/** "; did you mean maxAttempts?" for a key close to a known one (case, a typo or two), else "". */
-export function didYouMean(key: string, known: Iterable<string>): string {
+/** The known name closest to `key` (case, a typo or two), or undefined when none is close enough to suggest. */
+export function closestName(key: string, known: Iterable<string>): string | undefined {
   // @eq config-error-key-length-64
-  if (key.length > 64) return '';
+  if (key.length > 64) return undefined;
   // @eq config-error-best
   let best = '';
   let bestDistance = Number.POSITIVE_INFINITY;
@@ -56,7 +56,13 @@ export function didYouMean(key: string, known: Iterable<string>): string {
     }
   }
   const allowed = Math.max(1, Math.min(3, Math.floor(key.length / 3)));
-  return bestDistance <= allowed ? `; did you mean ${best}?` : '';
+  return bestDistance <= allowed ? best : undefined;
+}
+
+/** "; did you mean maxAttempts?" for a key close to a known one (closestName), else "". */
+export function didYouMean(key: string, known: Iterable<string>, prefix = ''): string {
+  const best = closestName(key, known);
+  return best === undefined ? '' : `; did you mean ${prefix}${best}?`;
 }
 
 /** The issue for a key nobody knows: "unknown key", with a suggestion when one is close. */
