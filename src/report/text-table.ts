@@ -141,15 +141,27 @@ function groupsOf(columns: readonly TextColumn[]): Group[] {
 const spanOf = (widths: readonly number[], g: Group): number =>
   widths.slice(g.from, g.to + 1).reduce((a, b) => a + b, 0) + GAP.length * (g.to - g.from);
 
-/** Column widths for these texts; a group label wider than its columns widens the last of them. */
+/**
+ * The room a group's label may take: its columns, and the columns after it up to the next group (their header line
+ * is empty), so "member-api load" over one narrow column does not widen it.
+ */
+function labelRoom(widths: readonly number[], groups: readonly Group[], k: number): number {
+  const g = groups[k] as Group;
+  const next = groups[k + 1]?.from ?? widths.length;
+  return spanOf(widths, { label: g.label, from: g.from, to: next - 1 });
+}
+
+/** Column widths for these texts; a group label wider than the room it has widens the last of its columns. */
 function layout(columns: readonly TextColumn[], texts: readonly string[][], limits: readonly number[]): number[] {
   const widths = columns.map((c, i) =>
     Math.min(limits[i] ?? Number.POSITIVE_INFINITY, Math.max(c.header.length, ...texts.map((r) => r[i]?.length ?? 0))),
   );
-  for (const g of groupsOf(columns)) {
-    const span = spanOf(widths, g);
-    if (g.label.length > span) widths[g.to] = (widths[g.to] ?? 0) + g.label.length - span;
-  }
+  const groups = groupsOf(columns);
+  groups.forEach((g, k) => {
+    // @ko table-group-label-room
+    const room = labelRoom(widths, groups, k);
+    if (g.label.length > room) widths[g.to] = (widths[g.to] ?? 0) + g.label.length - room;
+  });
   return widths;
 }
 
@@ -232,13 +244,23 @@ function render(
   if (groups.length > 0) {
     let line = '';
     let col = 0;
-    for (const g of groups) {
+    groups.forEach((g, k) => {
       while (col < g.from) line += ' '.repeat(widths[col++] ?? 0) + GAP;
       const span = spanOf(widths, g);
-      const label = truncate(g.label.replace(CONTROL, '?'), span);
-      line += label + ' '.repeat(span - label.length) + GAP;
+      const room = labelRoom(widths, groups, k);
+      const label = truncate(g.label.replace(CONTROL, '?'), room);
+      if (label.length <= span) {
+        line += label + ' '.repeat(span - label.length) + GAP;
+        col = g.to + 1;
+        return;
+      }
+      // The label runs on over the ungrouped columns after it: skip the ones it covers.
+      line += label;
+      let end = span;
       col = g.to + 1;
-    }
+      while (end < label.length && col < widths.length) end += GAP.length + (widths[col++] ?? 0);
+      line += ' '.repeat(end - label.length) + GAP;
+    });
     lines.push(paint(edge(line), ANSI.dim));
   }
   // Paint after trimming so no padding hides inside an escape sequence.
