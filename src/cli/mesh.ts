@@ -67,12 +67,10 @@ async function runExport(command: MeshExportCommand, io: Io): Promise<number> {
 export function fitLint(text: string, wide: boolean, columns: number | undefined): string {
   if (wide) return text;
   const width = terminalWidth(columns);
+  const lines = text.split('\n').slice(0, -1);
   // @ko lint-wraps-to-width
-  const lines = text
-    .split('\n')
-    .slice(0, -1)
-    .flatMap((line) => wrapText(line, width, '    ', 'break'));
-  return `${lines.join('\n')}\n`;
+  const wrapped = lines.flatMap((line) => wrapText(line, width, '    ', 'break'));
+  return `${wrapped.join('\n')}\n`;
 }
 
 async function runLint(command: LintCommand, io: Io): Promise<number> {

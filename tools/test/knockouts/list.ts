@@ -6,6 +6,7 @@ export type { Knockout } from './knockout.js';
 
 import { BREAKER_KNOCKOUTS } from './breakers.js';
 import { CLI_KNOCKOUTS } from './cli.js';
+import { CLI2_KNOCKOUTS } from './cli2.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
@@ -378,6 +379,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...SURFACE_KNOCKOUTS,
   ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
+  ...CLI2_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
   ...ENVOY_INPUT_KNOCKOUTS,
