@@ -60,6 +60,14 @@ describe('ties', () => {
   });
 });
 
+describe('the load column', () => {
+  it('is as wide as its figures: its label "member-api load" runs on over the columns after it', () => {
+    const out = formatSummaryTable(fixtureResult(), { maxWidth: 80 });
+    expect(out).toMatch(/ {2}after {2}after {2}recovery s {2}wasted %\n/);
+    expect(out).toMatch(/success % {14}member-api load\n/);
+  });
+});
+
 describe('one name and one figure for the load', () => {
   it('the report summary table shows the load the terminal and the verdict show (after the trigger), not the total', () => {
     const result = fixtureResult();

@@ -95,8 +95,8 @@ export function givenValue(input: unknown): string {
 /** ", got the string \"twenty\"" for an issue that carries the input (parse with reportInput), unless it says it already. */
 function echo(issue: z.core.$ZodIssue, message: string): string {
   const input = (issue as { input?: unknown }).input;
-  // @ko scenario-echo-value
   // A union's input is the whole value its branches were tried on, not the key the message names: not echoed.
+  // @ko scenario-echo-value
   if (input === undefined || issue.code === 'invalid_union' || /, got /.test(message)) return '';
   // A message that quotes the value already ("10 has no unit") says what was given.
   if ((typeof input === 'number' || typeof input === 'string') && message.startsWith(`${input} `)) return '';
