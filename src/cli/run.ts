@@ -4,7 +4,7 @@ import { closestName } from '../policy/core/config-error.js';
 import { summaryJson } from '../report/result.js';
 import { formatSummaryTable, terminalWidth } from '../report/table.js';
 import { listedProblems, scenarioIsDirectory, scenarioNotFound } from '../sim/scenario/errors.js';
-import { directoryListing } from '../sim/scenario/load.js';
+import { directoryListing } from '../sim/scenario/read-file.js';
 import { type Command, parseCommandLine, reproduceCommand, type SimulateCommand, UsageError } from './args.js';
 import { helpText } from './help.js';
 import { writeReportFiles } from './output.js';

@@ -1,6 +1,6 @@
 // Loading scenarios: YAML text or a built-in name -> a validated Scenario with every variant merged and resolved.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MAX_WINDOWS } from '../metrics/collector.js';
@@ -16,7 +16,7 @@ import {
   scenarioNotFound,
 } from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay, setsPath } from './merge.js';
-import { FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
+import { directoryListing, FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
 import { checkPolicyBlocks, MAX_TOTAL_INSTANCES, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
@@ -87,22 +87,6 @@ export function loadScenario(nameOrPath: string): Scenario {
   return parseScenario(text, nameOrPath, dirname(file));
 }
 
-/** The YAML files in `path` when it is a directory (sorted; unreadable: none), else null. */
-export function directoryListing(path: string): string[] | null {
-  try {
-    if (!statSync(path).isDirectory()) return null;
-  } catch {
-    return null;
-  }
-  try {
-    return readdirSync(path)
-      .filter((f) => /\.ya?ml$/i.test(f))
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
 /** A parent named by `extends:`, read by the same bounded reader; a refusal is an `extends:` problem naming the file. */
 function readParent(file: string, parentRef: string): string {
   try {
@@ -116,10 +100,6 @@ function readParent(file: string, parentRef: string): string {
 
 function dedupe(lines: string[]): string[] {
   return [...new Set(lines)];
-}
-
-function parseYaml(yamlText: string, sourceName: string): Record<string, unknown> {
-  return parseYamlWithLines(yamlText, sourceName).raw;
 }
 
 /** The file's top-level mapping, and the parsed document that says on which line each key is. */
@@ -173,7 +153,7 @@ function withParent(raw: Record<string, unknown>, baseDir: string, depth: number
   if (!existsSync(file)) {
     throw new ScenarioError(parentRef, [`extends: no scenario file or built-in named "${parentRef}"`]);
   }
-  const parent = withParent(parseYaml(readParent(file, parentRef), parentRef), dirname(file), depth + 1);
+  const parent = withParent(parseYamlWithLines(readParent(file, parentRef), parentRef).raw, dirname(file), depth + 1);
   const own = { ...raw };
   delete own.extends;
   const merged = deepMerge(parent, own) as Record<string, unknown>;
