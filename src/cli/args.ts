@@ -1,14 +1,9 @@
 // Command-line parsing for `seawall`: argv -> a command, or a UsageError with a one-line message.
 import { parseArgs } from 'node:util';
+import { didYouMean } from '../policy/core/config-error.js';
+import { parseDurationOption, parseSeed, parseSeedList, shellQuote, UsageError } from './arg-values.js';
 
-/** A mistake in how the command was called: printed as one line, exit code 2. */
-export class UsageError extends Error {
-  readonly code = 'SEAWALL_USAGE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
+export { parseSeed, parseSeedList, shellQuote, UsageError } from './arg-values.js';
 
 export interface SimulateCommand {
   kind: 'simulate';
@@ -21,7 +16,7 @@ export interface SimulateCommand {
   json: boolean;
   outDir: string | undefined;
   list: boolean;
-  /** Every column of the table, no 100-column fit. */
+  /** Every column of the table, no fit to the terminal's width. */
   wide: boolean;
 }
 
@@ -54,6 +49,8 @@ export interface LintCommand {
   variant: string | undefined;
   maps: string[];
   json: boolean;
+  /** One line per finding, however long (default: wrapped to the terminal's width). */
+  wide: boolean;
 }
 
 export interface LabCommand {
@@ -67,13 +64,13 @@ export interface LabCommand {
   seed: number | undefined;
   out: string | undefined;
   json: boolean;
-  /** Every column of the table, no 100-column fit. */
+  /** Every column of the table, no fit to the terminal's width. */
   wide: boolean;
   /** The command line that reproduces the run, for the report. */
   reproduce: string;
 }
 
-export type HelpTopic = 'main' | 'simulate' | 'mesh' | 'lint' | 'lab';
+export type HelpTopic = 'main' | 'simulate' | 'mesh' | 'mesh import' | 'mesh export' | 'lint' | 'lab';
 
 export type Command =
   | { kind: 'help'; topic: HelpTopic }
@@ -110,7 +107,7 @@ const MESH_OPTIONS = ['map', 'scenario', 'format', 'namespace', 'scale', 'durati
 const ALLOWED: Readonly<Record<string, readonly string[]>> = {
   'mesh import': ['map', 'scenario', 'variant', 'out', 'json'],
   'mesh export': ['variant', 'format', 'out', 'namespace'],
-  lint: ['variant', 'json', 'map'],
+  lint: ['variant', 'json', 'map', 'wide'],
   lab: ['variant', 'scale', 'duration', 'db', 'seed', 'out', 'json', 'wide'],
 };
 
@@ -138,11 +135,23 @@ function nonEmpty(value: unknown, option: string): string | undefined {
   return value;
 }
 
+const COMMANDS = ['simulate', 'lab', 'mesh', 'lint'] as const;
+const MESH_SUBCOMMANDS = ['import', 'export'] as const;
+
 function parseMesh(rest: string[], values: Values): Command {
   const [sub, ...args] = rest;
-  if (sub === undefined) throw new UsageError('mesh needs a subcommand: import or export (seawall mesh --help)');
-  if (sub !== 'import' && sub !== 'export') throw new UsageError(`unknown mesh subcommand '${sub}' (import or export)`);
-  const command = `mesh ${sub}`;
+  if (sub === undefined) {
+    if (values.help) return { kind: 'help', topic: 'mesh' };
+    throw new UsageError('mesh needs a subcommand: import or export (seawall mesh --help)');
+  }
+  if (sub !== 'import' && sub !== 'export') {
+    // @ko cli-typo-subcommand
+    const hint = didYouMean(sub, MESH_SUBCOMMANDS);
+    throw new UsageError(`unknown mesh subcommand '${sub}'${hint} (import or export)`);
+  }
+  const command = `mesh ${sub}` as const;
+  // @ko cli-mesh-subcommand-help
+  if (values.help) return { kind: 'help', topic: command };
   refuseOthers(values, command);
   if (args.length !== 1 || args[0] === '') {
     throw new UsageError(
@@ -184,51 +193,25 @@ function parseLint(rest: string[], values: Values): Command {
     variant: oneVariant(values, 'lint'),
     maps: [...((values.map as string[] | undefined) ?? [])],
     json: values.json === true,
+    wide: values.wide === true,
   };
 }
-const MAX_SEED = 2 ** 32 - 1;
 
 /** Turns node:util's parse errors into short messages that name the option. */
 function usageFromParseError(error: unknown): UsageError {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
   const option = /'(-[^' ]+)/.exec(message)?.[1];
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return new UsageError(`unknown option ${option ?? message}`);
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const name = option?.replace(/^-+/, '').split('=')[0] ?? '';
+    // @ko cli-typo-option
+    const hint = option?.startsWith('--') ? didYouMean(name, Object.keys(OPTIONS), '--') : '';
+    return new UsageError(`unknown option ${option ?? message}${hint}`);
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return new UsageError(option ? `option ${option} needs a value` : message);
   }
   return new UsageError(message.split('\n')[0] ?? message);
-}
-
-/** One seed: a non-negative integer below 2^32, written in decimal. */
-export function parseSeed(text: string, option: string): number {
-  const trimmed = text.trim();
-  if (!/^\d+$/.test(trimmed)) throw new UsageError(`${option}: '${text}' is not a non-negative integer`);
-  const seed = Number(trimmed);
-  if (seed > MAX_SEED) throw new UsageError(`${option}: ${text} is too large (the largest seed is ${MAX_SEED})`);
-  return seed;
-}
-
-/** "1,2,3" -> [1, 2, 3]; empty entries and repeats are usage errors. */
-export function parseSeedList(text: string): number[] {
-  const parts = text.split(',');
-  if (parts.some((p) => p.trim() === ''))
-    throw new UsageError(`--seeds: expected a comma-separated list such as 1,2,3`);
-  const seeds = parts.map((p) => parseSeed(p, '--seeds'));
-  const repeated = seeds.find((s, i) => seeds.indexOf(s) !== i);
-  if (repeated !== undefined) throw new UsageError(`--seeds: seed ${repeated} is listed twice`);
-  return seeds;
-}
-
-/** A duration with its unit (45s, 2m, 1500ms), for --duration; a bare number is refused. */
-function parseDurationOption(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
-  if (m === null) throw new UsageError(`--duration: '${text}' is not a duration such as 45s or 2m`);
-  const value = Number(m[1]);
-  if (m[2] === undefined) throw new UsageError(`--duration: '${text}' needs a unit: ${text}s or ${text}m`);
-  const ms = m[2] === 's' ? value * 1000 : m[2] === 'm' ? value * 60_000 : value;
-  if (!(ms >= 1000 && ms <= 3_600_000)) throw new UsageError(`--duration: ${text} is outside 1 s to 1 h`);
-  return Math.round(ms);
 }
 
 function parseLab(rest: string[], values: Values): Command {
@@ -278,11 +261,46 @@ function parseLab(rest: string[], values: Values): Command {
   };
 }
 
+const FLAG_VALUES: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  1: true,
+  0: false,
+};
+
+/**
+ * `--wide=true` reads as `--wide` and `--wide=false` as nothing (scripts write flags that way); any other value of a
+ * flag is a usage error naming the values it takes. Arguments after `--` are left alone.
+ */
+function flagValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    const m = /^--([a-z]+)=(.*)$/s.exec(arg);
+    const spec = m === null ? undefined : OPTIONS[m[1] as keyof typeof OPTIONS];
+    if (m === null || spec === undefined || spec.type !== 'boolean') {
+      out.push(arg);
+      continue;
+    }
+    // @ko cli-flag-equals-true
+    const value = FLAG_VALUES[(m[2] as string).toLowerCase()];
+    if (value === undefined) throw new UsageError(`--${m[1]} is a flag: give --${m[1]} (or --${m[1]}=true / false)`);
+    if (value) out.push(`--${m[1]}`);
+  }
+  return out;
+}
+
 /** Parses argv (without node and the script). Throws UsageError. */
 export function parseCommandLine(argv: readonly string[]): Command {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: flagValues(argv), options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     throw usageFromParseError(error);
   }
@@ -296,13 +314,15 @@ export function parseCommandLine(argv: readonly string[]): Command {
     throw new UsageError('no command given');
   }
   if (command === 'mesh' || command === 'lint' || command === 'lab') {
-    if (values.help) return { kind: 'help', topic: command };
+    if (values.help && command !== 'mesh') return { kind: 'help', topic: command };
     if (values.version) throw new UsageError('--version takes no command: seawall --version');
     if (command === 'lab') return parseLab(rest, values);
     return command === 'mesh' ? parseMesh(rest, values) : parseLint(rest, values);
   }
   if (command !== 'simulate') {
-    throw new UsageError(`unknown command '${command}' (the commands are: simulate, lab, mesh, lint)`);
+    // @ko cli-typo-command
+    const hint = didYouMean(command, COMMANDS);
+    throw new UsageError(`unknown command '${command}'${hint} (the commands are: ${COMMANDS.join(', ')})`);
   }
   if (values.help) return { kind: 'help', topic: 'simulate' };
   const meshOnly = MESH_OPTIONS.find((name) => values[name] !== undefined);
@@ -341,11 +361,6 @@ export function parseCommandLine(argv: readonly string[]): Command {
     list,
     wide: values.wide === true,
   };
-}
-
-/** Quotes one argument for a POSIX shell when it needs it. */
-export function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The command line that reproduces a simulate run (without --json: it writes the same files). */

@@ -20,7 +20,7 @@ const simulator: SimulatorApi<Scenario> = {
   warnings: (scenario) => scenario.warnings,
   reportHints: reportHintsFor,
   simulate: (scenario, options) => simulate(scenario, options),
-  scenarioProblems: (error) => (error instanceof ScenarioError ? [...error.problems] : undefined),
+  scenarioProblems: (error) => (error instanceof ScenarioError ? [...error.located] : undefined),
 };
 
 // A closed pipe (`seawall simulate x | head`) is not an error worth a stack trace.

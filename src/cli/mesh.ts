@@ -2,14 +2,15 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { MeshError, warningLine } from '../mesh/errors.js';
+import { groupedWarningLine, groupWarnings, MeshError, warningLine } from '../mesh/errors.js';
 import { exportScenario, exportText, writeExport } from '../mesh/export.js';
 import { importMesh } from '../mesh/import.js';
 import { formatLint, hasErrors, lintJson, lintTarget } from '../mesh/lint/run.js';
+import { terminalWidth, wrapText } from '../report/text-table.js';
 import type { LintCommand, MeshExportCommand, MeshImportCommand } from './args.js';
 
 interface Io {
-  stdout: { write(chunk: string): unknown };
+  stdout: { write(chunk: string): unknown; columns?: number };
   stderr: { write(chunk: string): unknown };
 }
 
@@ -50,8 +51,8 @@ async function runExport(command: MeshExportCommand, io: Io): Promise<number> {
     format: command.format,
     ...(command.namespace !== undefined ? { namespace: command.namespace } : {}),
   });
-  for (const w of result.warnings)
-    io.stderr.write(`${command.target} [${result.variant}]: ${w.kind}: ${warningLine(w)}\n`);
+  for (const g of groupWarnings(result.warnings))
+    io.stderr.write(`${command.target} [${result.variant}]: ${g.kind}: ${groupedWarningLine(g)}\n`);
   if (command.out !== undefined) {
     const written = writeExport(result, command.out);
     io.stderr.write(`${PROGRAM}: wrote ${written.join(', ')}\n`);
@@ -59,12 +60,25 @@ async function runExport(command: MeshExportCommand, io: Io): Promise<number> {
   return 0;
 }
 
+/**
+ * Lint's text fitted to the terminal: each finding a paragraph wrapped at spaces (continuations indented; a word
+ * longer than a line is split, never cut). `--wide`: one line per finding, for grep.
+ */
+export function fitLint(text: string, wide: boolean, columns: number | undefined): string {
+  if (wide) return text;
+  const width = terminalWidth(columns);
+  const lines = text.split('\n').slice(0, -1);
+  // @ko lint-wraps-to-width
+  const wrapped = lines.flatMap((line) => wrapText(line, width, '    ', 'break'));
+  return `${wrapped.join('\n')}\n`;
+}
+
 async function runLint(command: LintCommand, io: Io): Promise<number> {
   const reports = await lintTarget(command.target, {
     ...(command.variant !== undefined ? { variant: command.variant } : {}),
     maps: command.maps,
   });
-  io.stdout.write(command.json ? lintJson(reports) : formatLint(reports));
+  io.stdout.write(command.json ? lintJson(reports) : fitLint(formatLint(reports), command.wide, io.stdout.columns));
   return hasErrors(reports) ? 1 : 0;
 }
 

@@ -1,9 +1,11 @@
 // The `seawall` command without process globals: argv + streams + simulator in, exit code out.
 import { existsSync } from 'node:fs';
+import { closestName } from '../policy/core/config-error.js';
 import { summaryJson } from '../report/result.js';
-import { formatSummaryTable } from '../report/table.js';
+import { formatSummaryTable, terminalWidth } from '../report/table.js';
 import { isRunLimitError } from '../sim/model/live-limit.js';
-import { listedProblems } from '../sim/scenario/errors.js';
+import { listedProblems, scenarioIsDirectory, scenarioNotFound } from '../sim/scenario/errors.js';
+import { directoryListing } from '../sim/scenario/read-file.js';
 import { type Command, parseCommandLine, reproduceCommand, type SimulateCommand, UsageError } from './args.js';
 import { helpText } from './help.js';
 import { writeReportFiles } from './output.js';
@@ -35,10 +37,9 @@ export function useColor(stream: ProgressStream, env: Record<string, string | un
 
 function loadOrExplain<S>(sim: SimulatorApi<S>, target: string): S {
   const builtins = sim.listBuiltinScenarios();
-  if (!builtins.includes(target) && !existsSync(target)) {
-    const list = builtins.length > 0 ? builtins.join(', ') : 'none';
-    throw new UsageError(`no scenario file or built-in named '${target}' (built-ins: ${list})`);
-  }
+  if (!builtins.includes(target) && !existsSync(target)) throw new UsageError(scenarioNotFound(target, builtins));
+  const directory = builtins.includes(target) ? null : directoryListing(target);
+  if (directory !== null) throw new UserError(scenarioIsDirectory(target, directory));
   try {
     return sim.loadScenario(target);
   } catch (error) {
@@ -64,7 +65,12 @@ async function runSimulate<S>(command: SimulateCommand, io: CliIo, sim: Simulato
   }
   const unknown = command.variants.filter((v) => !known.includes(v));
   if (unknown.length > 0) {
-    const names = unknown.map((v) => `'${v}'`).join(', ');
+    const names = unknown
+      .map((v) => {
+        const best = closestName(v, known);
+        return best === undefined ? `'${v}'` : `'${v}' (did you mean ${best}?)`;
+      })
+      .join(', ');
     throw new UsageError(
       `unknown variant${unknown.length > 1 ? 's' : ''} ${names} in ${command.target}; known: ${known.join(', ')}`,
     );
@@ -91,7 +97,15 @@ async function runSimulate<S>(command: SimulateCommand, io: CliIo, sim: Simulato
     progress.finish();
   }
   if (command.json) io.stdout.write(summaryJson(result));
-  else io.stdout.write(formatSummaryTable(result, { color: useColor(io.stdout, io.env), wide: command.wide }));
+  else {
+    io.stdout.write(
+      formatSummaryTable(result, {
+        color: useColor(io.stdout, io.env),
+        wide: command.wide,
+        maxWidth: terminalWidth(io.stdout.columns),
+      }),
+    );
+  }
   if (command.outDir !== undefined) {
     let files: string[];
     try {
@@ -135,7 +149,7 @@ export async function runCli<S>(argv: readonly string[], io: CliIo, sim: Simulat
   let target: string | undefined;
   try {
     const command = parseCommandLine(argv);
-    if (command.kind === 'simulate') target = command.target;
+    if (command.kind === 'simulate' || command.kind === 'lab') target = command.target;
     return await dispatch(command, io, sim);
   } catch (error) {
     if (error instanceof UsageError) {

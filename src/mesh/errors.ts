@@ -32,6 +32,34 @@ export function warningLine(w: MeshWarning): string {
   return `${w.where === '' ? '' : `${w.where}: `}${w.field}: ${w.message}`;
 }
 
+/** One warning said once, with every edge or service it applies to (in the order they first appear). */
+export interface GroupedWarning {
+  kind: MeshWarning['kind'];
+  wheres: string[];
+  field: string;
+  message: string;
+}
+
+/** Warnings with the same kind, field and message become one, naming all their places: a repeated note is said once. */
+export function groupWarnings(warnings: readonly MeshWarning[]): GroupedWarning[] {
+  const groups = new Map<string, GroupedWarning>();
+  for (const w of warnings) {
+    const key = `${w.kind}\u0000${w.field}\u0000${w.message}`;
+    const group = groups.get(key);
+    // @ko mesh-export-notes-grouped
+    if (group !== undefined) {
+      if (!group.wheres.includes(w.where)) group.wheres.push(w.where);
+    } else groups.set(key, { kind: w.kind, wheres: [w.where], field: w.field, message: w.message });
+  }
+  return [...groups.values()];
+}
+
+/** "checkout-bff -> coupon-api, coupon-api -> member-api: honorRetryAfter: ...", as warningLine for one place. */
+export function groupedWarningLine(g: GroupedWarning): string {
+  const wheres = g.wheres.filter((w) => w !== '');
+  return `${wheres.length === 0 ? '' : `${wheres.join(', ')}: `}${g.field}: ${g.message}`;
+}
+
 /** Sorts and de-duplicates warnings so output is the same for the same input. */
 export function sortWarnings(warnings: readonly MeshWarning[]): MeshWarning[] {
   const seen = new Set<string>();

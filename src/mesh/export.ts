@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { envoyBootstrap } from './envoy/write.js';
-import { MeshError, type MeshWarning, sortWarnings, warningLine } from './errors.js';
+import { groupedWarningLine, groupWarnings, MeshError, type MeshWarning, sortWarnings } from './errors.js';
 import { type ExportEdge, type ExportService, exportEdge, exportService } from './export-policy.js';
 import { readMeshText } from './import.js';
 import { ISTIO_DEFAULT_WITHOUT_503_SINCE } from './istio/defaults.js';
@@ -49,7 +49,7 @@ function header(
     ...(warnings.length > 0
       ? [
           'What the mesh cannot say as Seawall does (closest setting written, or none):',
-          ...warnings.map((w) => `  ${warningLine(w)}`),
+          ...groupWarnings(warnings).map((g) => `  ${g.kind}: ${groupedWarningLine(g)}`),
         ]
       : ['Everything maps exactly.']),
   ];

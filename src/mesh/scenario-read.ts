@@ -109,7 +109,7 @@ export function readScenarioView(nameOrPath: string): ScenarioView {
   try {
     scenario = loadScenario(nameOrPath);
   } catch (error) {
-    if (error instanceof ScenarioError) throw new MeshError(error.problems.map((p) => `${nameOrPath}: ${p}`));
+    if (error instanceof ScenarioError) throw new MeshError(error.located.map((p) => `${nameOrPath}: ${p}`));
     throw error;
   }
   const looksLikePath = /[/\\]/.test(nameOrPath) || /\.ya?ml$/i.test(nameOrPath);

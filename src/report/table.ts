@@ -1,28 +1,33 @@
-// The terminal summary of a simulation: a 100-column table of the figures a user needs first, or --wide for all.
+// The terminal summary of a simulation: a table of the figures a user needs first that fits the terminal, or --wide.
 
 import { recoveryOverSeeds } from '../sim/metrics/verdict.js';
-import { afterTriggerWindow, type RunSummary, type SimulationResult, serviceNames, windowNames } from './result.js';
+import { type LoadFigure, loadFigure, loadName, loadOf, recoveredLate } from './after-trigger.js';
+import { type RunSummary, type SimulationResult, serviceNames, windowNames } from './result.js';
 import { formatMeanSpread, meanSpread } from './seed-stats.js';
+import { legendLines, tiesOf } from './table-legend.js';
 import {
   CONTROL,
-  DEFAULT_TABLE_WIDTH,
   fitTextTable,
   packParts,
   type TableOptions,
+  TERMINAL_COLUMNS,
   type TextCell,
   type TextColumn,
   type Tone,
-  wrapText,
 } from './text-table.js';
+
+const cellTextOf = (cell: TextCell): string => (typeof cell === 'string' ? cell : cell.text);
 
 export {
   DEFAULT_TABLE_WIDTH,
   fitTextTable,
   renderTextTable,
   type TableOptions,
+  TERMINAL_COLUMNS,
   type TextCell,
   type TextColumn,
   type Tone,
+  terminalWidth,
 } from './text-table.js';
 
 /** Formats a fraction in [0, 1] as a percentage with one decimal; non-finite -> "-". */
@@ -54,9 +59,13 @@ function successTone(fraction: number | undefined): Tone {
   return fraction >= 0.99 ? 'good' : 'warn';
 }
 
-function recoveryCell(run: RunSummary): TextCell {
+/** The word a recovery gets when it came only after the after-trigger window (recoveredLate). */
+const LATE = 'late';
+
+function recoveryCell(run: RunSummary, shape: Shape): TextCell {
   const text = formatRunRecovery(run);
-  return run.trigger !== null && run.recoverySeconds === null ? { text, tone: 'bad' } : text;
+  if (run.trigger !== null && run.recoverySeconds === null) return { text, tone: 'bad' };
+  return shape.late(run.trigger, run.recoverySeconds) ? { text: `${text} ${LATE}`, tone: 'warn' } : text;
 }
 
 /** What the table is built from, beyond the result: the windows, services and the load column's service. */
@@ -65,8 +74,10 @@ interface Shape {
   services: string[];
   /** The deepest service (the one whose load the compact table shows), or null when runs disagree on it. */
   deepest: string | null;
-  /** The window the load column reads: the one after the trigger, else `total`. */
-  loadWindow: string;
+  /** The one load figure (after-trigger.ts): the window the load column reads, the one after the trigger or total. */
+  load: LoadFigure;
+  /** Whether a recovery of this many seconds after this trigger came only once the after-trigger window ended. */
+  late: (trigger: RunSummary['trigger'], recoveryS: number | null) => boolean;
   seeds: number[];
   /** Call edges in the order the runs report them. */
   edges: string[];
@@ -79,7 +90,8 @@ function shapeOf(result: Pick<SimulationResult, 'windows' | 'runs' | 'timeseries
     windows: windowNames(result),
     services: serviceNames(result),
     deepest: deepest.length === 1 ? (deepest[0] as string) : null,
-    loadWindow: afterTriggerWindow(result) ?? 'total',
+    load: loadFigure(result),
+    late: (trigger, recoveryS) => recoveredLate(result, trigger, recoveryS),
     seeds: [...new Set(result.runs.map((r) => r.seed))],
     edges: [...new Set(result.runs.flatMap((r) => Object.keys(r.edges)))],
     wide,
@@ -92,16 +104,16 @@ const SEED: TextColumn = { header: 'seed', align: 'right' };
 function columnsOf(shape: Shape): TextColumn[] {
   const { windows, services, wide } = shape;
   if (!wide) {
-    // Left out first when 100 columns are not enough: the success of the later windows, then of the earlier ones
+    // Left out first when the terminal is too narrow: the success of the later windows, then of the earlier ones
     // (the window after the trigger stays longest), then waste.
-    const priority = (w: string, i: number) => (w === shape.loadWindow ? 15 : 10 - i);
+    const priority = (w: string, i: number) => (w === shape.load.window ? 15 : 10 - i);
     return [
       VARIANT,
       ...(shape.seeds.length > 1 ? [SEED] : []),
       ...windows.map(
         (w, i): TextColumn => ({ header: w, group: 'success %', align: 'right', priority: priority(w, i) }),
       ),
-      { header: shape.loadWindow, group: `${shape.deepest ?? 'deepest'} ×`, align: 'right' },
+      { header: shape.load.window, group: loadName(shape.deepest ?? 'deepest'), align: 'right' },
       { header: 'recovery s', align: 'right' },
       { header: 'wasted %', align: 'right', priority: 20 },
     ];
@@ -113,7 +125,7 @@ function columnsOf(shape: Shape): TextColumn[] {
     ...windows.map((w): TextColumn => ({ header: w, group: 'p99 ms', align: 'right' })),
     ...windows.map((w): TextColumn => ({ header: w, group: 'goodput /s', align: 'right' })),
     ...services.flatMap((s) =>
-      [...windows, 'total'].map((w): TextColumn => ({ header: w, group: `${s} ×`, align: 'right' })),
+      [...windows, 'total'].map((w): TextColumn => ({ header: w, group: loadName(s), align: 'right' })),
     ),
     { header: 'recovery s', align: 'right' },
     { header: 'wasted %', align: 'right' },
@@ -138,8 +150,8 @@ function runRow(run: RunSummary, shape: Shape): TextCell[] {
       ...(shape.seeds.length > 1 ? [String(run.seed)] : []),
       ...success,
       // @ko table-load-after-trigger
-      formatRatio(run.amplification[run.deepestService]?.[shape.loadWindow]),
-      recoveryCell(run),
+      formatRatio(loadOf(run, run.deepestService, shape.load)),
+      recoveryCell(run, shape),
       formatPercent(run.wastedWorkFraction),
     ];
   }
@@ -150,7 +162,7 @@ function runRow(run: RunSummary, shape: Shape): TextCell[] {
     ...windows.map((w) => formatMs(run.p99Ms[w])),
     ...windows.map((w) => formatRatio(run.goodputPerS[w])),
     ...services.flatMap((s) => [...windows, 'total'].map((w) => formatRatio(run.amplification[s]?.[w]))),
-    recoveryCell(run),
+    recoveryCell(run, shape),
     formatPercent(run.wastedWorkFraction),
     String(run.retryRadius.max),
     formatRatio(run.retryRadius.mean),
@@ -159,12 +171,14 @@ function runRow(run: RunSummary, shape: Shape): TextCell[] {
 }
 
 /** A variant's recovery over seeds (the one verdict, recoveryOverSeeds): its slowest seed, or how many never did. */
-function recoveryOverSeedsCell(runs: readonly RunSummary[]): TextCell {
+function recoveryOverSeedsCell(runs: readonly RunSummary[], shape: Shape): TextCell {
   const { verdict, triggered, recovered, slowestS } = recoveryOverSeeds(runs);
   if (verdict === 'no-trigger') return 'no trigger';
   if (verdict === 'never') return { text: 'never', tone: 'bad' };
   if (verdict === 'some-seeds') return { text: `${triggered - recovered}/${triggered} never`, tone: 'bad' };
-  return `≤${(slowestS as number).toFixed(1)}`;
+  const text = `≤${(slowestS as number).toFixed(1)}`;
+  const trigger = runs.find((r) => r.trigger !== null)?.trigger ?? null;
+  return shape.late(trigger, slowestS) ? { text: `${text} ${LATE}`, tone: 'warn' } : text;
 }
 
 /** The "mean" row of a variant run with several seeds: each figure as mean±spread (seed-stats.ts). */
@@ -178,10 +192,10 @@ function meanRow(runs: readonly RunSummary[], shape: Shape): TextCell[] {
     const stats = meanSpread(runs.map((r) => r.successRate[w]));
     return { text: pct((r) => r.successRate[w]), tone: successTone(stats?.mean) };
   });
-  const recovery = recoveryOverSeedsCell(runs);
+  const recovery = recoveryOverSeedsCell(runs, shape);
   const wasted = pct((r) => r.wastedWorkFraction);
   if (!shape.wide) {
-    const load = ratio((r) => r.amplification[r.deepestService]?.[shape.loadWindow]);
+    const load = ratio((r) => loadOf(r, r.deepestService, shape.load));
     return [first.variant, 'mean', ...success, load, recovery, wasted];
   }
   return [
@@ -249,38 +263,37 @@ function headlineParts(result: SimulationResult): string[] {
   ].map((part) => part.replace(CONTROL, '?'));
 }
 
-/** The lines under the table: what the load column and the mean rows are, and what was left out to fit. */
-function legend(shape: Shape, hidden: readonly string[], width: number): string[] {
-  const notes: string[] = [];
-  if (!shape.wide) {
-    const service = shape.deepest ?? 'the deepest service';
-    const when = shape.loadWindow === 'total' ? 'over the whole run' : `in the ${shape.loadWindow} window`;
-    notes.push(`${service} ×: attempts arriving at ${service} per user request, ${when}.`);
-  }
-  if (shape.seeds.length > 1) {
-    notes.push(
-      "mean rows: mean±spread over the seeds; spread is the largest distance of a seed from the mean; recovery is the slowest seed's (≤).",
-    );
-  }
-  if (hidden.length > 0)
-    notes.push(`Left out to fit ${width} columns: ${hidden.join(', ')} (--wide shows every column).`);
-  else if (!shape.wide) notes.push('--wide shows every column: p99, goodput, load at every service and window.');
-  return notes.flatMap((n) => wrapText(n, width, '  '));
-}
-
 export interface SummaryTableOptions extends TableOptions {
-  /** Every column (every service, every window, p99s), no width limit. Default: fit DEFAULT_TABLE_WIDTH. */
+  /** Every column (every service, every window, p99s), no width limit. Default: fit `maxWidth` (TERMINAL_COLUMNS). */
   wide?: boolean;
 }
 
 /** The whole terminal summary: headline, blank line, table, legend. */
 export function formatSummaryTable(result: SimulationResult, options: SummaryTableOptions = {}): string {
   const shape = shapeOf(result, options.wide === true);
-  const width = options.wide === true ? Number.POSITIVE_INFINITY : (options.maxWidth ?? DEFAULT_TABLE_WIDTH);
+  // @ko table-terminal-width
+  const width = options.wide === true ? Number.POSITIVE_INFINITY : (options.maxWidth ?? TERMINAL_COLUMNS);
   const headline = shape.wide ? [summaryHeadline(result)] : packParts(headlineParts(result), width);
-  const table = fitTextTable(summaryColumns(result, { wide: shape.wide }), summaryRows(result, shape), {
+  const rows = summaryRows(result, shape);
+  const table = fitTextTable(summaryColumns(result, { wide: shape.wide }), rows, {
     ...(options.color !== undefined ? { color: options.color } : {}),
     maxWidth: width,
   });
-  return `${headline.join('\n')}\n\n${table.text}\n${legend(shape, table.hidden, width).join('\n')}\n`;
+  const legend = legendLines(
+    {
+      deepest: shape.deepest,
+      load: shape.load,
+      seeds: shape.seeds,
+      wide: shape.wide,
+      anyLate: result.runs.some((r) => shape.late(r.trigger, r.recoverySeconds)),
+      ties: tiesOf(result.runs, shape.load, {
+        percent: formatPercent,
+        recovery: (runs) =>
+          cellTextOf(runs.length > 1 ? recoveryOverSeedsCell(runs, shape) : recoveryCell(runs[0] as RunSummary, shape)),
+      }),
+      hidden: table.hidden,
+    },
+    width,
+  );
+  return `${headline.join('\n')}\n\n${table.text}\n${legend.join('\n')}\n`;
 }

@@ -25,8 +25,20 @@ export interface TableOptions {
   maxWidth?: number;
 }
 
-/** The terminal width the tables fit by default (`--wide` lifts it). */
+/** The width the lab's table fits (`--wide` lifts it). */
 export const DEFAULT_TABLE_WIDTH = 100;
+
+/** The width the simulator's table, lint and help fit when the terminal's is unknown (a pipe, a file, CI). */
+export const TERMINAL_COLUMNS = 80;
+/** Narrower than this, a table cannot show a name and its figures: fit this many columns instead. */
+const MIN_COLUMNS = 40;
+
+/** The width to fit: the terminal's (`process.stdout.columns`) when known, else TERMINAL_COLUMNS. */
+export function terminalWidth(columns: number | undefined): number {
+  // @ko cli-terminal-columns
+  if (columns === undefined || !Number.isInteger(columns) || columns <= 0) return TERMINAL_COLUMNS;
+  return Math.max(MIN_COLUMNS, columns);
+}
 
 const ANSI: Record<Tone | 'bold' | 'dim', string> = {
   good: '\x1b[32m',
@@ -80,17 +92,30 @@ export function packParts(parts: readonly string[], width: number, separator = '
   return lines.map((l, i) => (i === 0 ? l : indent + l));
 }
 
-/** Words packed into lines of at most `width` characters; a word longer than a line is cut (truncate). */
-export function wrapText(text: string, width: number, indent = ''): string[] {
+/**
+ * Words packed into lines of at most `width` characters; a word longer than a line is cut (truncate), or with
+ * `long: 'break'` split over lines (text that must be read whole: a lint finding's path).
+ */
+export function wrapText(text: string, width: number, indent = '', long: 'cut' | 'break' = 'cut'): string[] {
   const lines: string[] = [];
   let line = '';
+  const room = Math.max(1, width - indent.length);
   for (const word of text.replace(CONTROL, '?').split(' ')) {
     if (word === '') continue;
     const candidate = line === '' ? word : `${line} ${word}`;
     if ((lines.length > 0 ? indent.length : 0) + candidate.length <= width) line = candidate;
     else {
       if (line !== '') lines.push(line);
-      line = truncate(word, width - indent.length);
+      if (long === 'cut' || word.length <= room) line = truncate(word, room);
+      else {
+        let rest = word;
+        // The first piece may sit on the first line, which has no indent.
+        while (rest.length > room) {
+          lines.push(rest.slice(0, room));
+          rest = rest.slice(room);
+        }
+        line = rest;
+      }
     }
   }
   if (line !== '' || lines.length === 0) lines.push(line);
@@ -116,15 +141,27 @@ function groupsOf(columns: readonly TextColumn[]): Group[] {
 const spanOf = (widths: readonly number[], g: Group): number =>
   widths.slice(g.from, g.to + 1).reduce((a, b) => a + b, 0) + GAP.length * (g.to - g.from);
 
-/** Column widths for these texts; a group label wider than its columns widens the last of them. */
+/**
+ * The room a group's label may take: its columns, and the columns after it up to the next group (their header line
+ * is empty), so "member-api load" over one narrow column does not widen it.
+ */
+function labelRoom(widths: readonly number[], groups: readonly Group[], k: number): number {
+  const g = groups[k] as Group;
+  const next = groups[k + 1]?.from ?? widths.length;
+  return spanOf(widths, { label: g.label, from: g.from, to: next - 1 });
+}
+
+/** Column widths for these texts; a group label wider than the room it has widens the last of its columns. */
 function layout(columns: readonly TextColumn[], texts: readonly string[][], limits: readonly number[]): number[] {
   const widths = columns.map((c, i) =>
     Math.min(limits[i] ?? Number.POSITIVE_INFINITY, Math.max(c.header.length, ...texts.map((r) => r[i]?.length ?? 0))),
   );
-  for (const g of groupsOf(columns)) {
-    const span = spanOf(widths, g);
-    if (g.label.length > span) widths[g.to] = (widths[g.to] ?? 0) + g.label.length - span;
-  }
+  const groups = groupsOf(columns);
+  groups.forEach((g, k) => {
+    // @ko table-group-label-room
+    const room = labelRoom(widths, groups, k);
+    if (g.label.length > room) widths[g.to] = (widths[g.to] ?? 0) + g.label.length - room;
+  });
   return widths;
 }
 
@@ -207,13 +244,23 @@ function render(
   if (groups.length > 0) {
     let line = '';
     let col = 0;
-    for (const g of groups) {
+    groups.forEach((g, k) => {
       while (col < g.from) line += ' '.repeat(widths[col++] ?? 0) + GAP;
       const span = spanOf(widths, g);
-      const label = truncate(g.label.replace(CONTROL, '?'), span);
-      line += label + ' '.repeat(span - label.length) + GAP;
+      const room = labelRoom(widths, groups, k);
+      const label = truncate(g.label.replace(CONTROL, '?'), room);
+      if (label.length <= span) {
+        line += label + ' '.repeat(span - label.length) + GAP;
+        col = g.to + 1;
+        return;
+      }
+      // The label runs on over the ungrouped columns after it: skip the ones it covers.
+      line += label;
+      let end = span;
       col = g.to + 1;
-    }
+      while (end < label.length && col < widths.length) end += GAP.length + (widths[col++] ?? 0);
+      line += ' '.repeat(end - label.length) + GAP;
+    });
     lines.push(paint(edge(line), ANSI.dim));
   }
   // Paint after trimming so no padding hides inside an escape sequence.

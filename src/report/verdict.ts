@@ -1,10 +1,11 @@
 // The verdict table at the top of report.html: per variant, recovers or not, success by window, load at the deepest service.
 
 import { type RecoveryVerdict, recoveryOverSeeds } from '../sim/metrics/verdict.js';
+import { loadFigure, loadName, loadOf, recoveredLate } from './after-trigger.js';
 import type { VariantGroup } from './groups.js';
 import { escapeHtml } from './html-escape.js';
 import type { RunSummary, SimulationResult } from './result.js';
-import { afterTriggerWindow, windowNames } from './result.js';
+import { windowNames } from './result.js';
 import { formatPercent, formatRatio } from './table.js';
 
 /** What a variant's runs say about recovery: the simulator's one verdict over seeds (src/sim/metrics/verdict.ts). */
@@ -25,6 +26,10 @@ export interface VerdictRow {
   /** Attempts at the deepest service per user request, mean over seeds: after the trigger when there is an `after`. */
   load: number | null;
   wasted: number | null;
+  /** The recovery came only after the after-trigger window ended (recoveredLate): said in words beside the mark. */
+  late: boolean;
+  /** That window's name, for the words. */
+  lateWindow: string;
 }
 
 /** The windows the verdict shows: before, during and after when the scenario has them, else every window (at most 4). */
@@ -50,7 +55,7 @@ export function verdictRows(
   options: { deepest: string | null },
 ): VerdictRow[] {
   const windows = verdictWindows(result);
-  const loadWindow = afterTriggerWindow(result) ?? 'total';
+  const load = loadFigure(result);
   const describe = new Map((result.variants ?? []).map((v) => [v.name, v.description]));
   return groups.flatMap((group) =>
     group.variants.map((variant): VerdictRow => {
@@ -68,8 +73,10 @@ export function verdictRows(
         seeds: runs.length,
         recoveryS: recovery.slowestS,
         success,
-        load: deepest === null ? null : mean(runs.map((r) => r.amplification[deepest]?.[loadWindow])),
+        load: deepest === null ? null : mean(runs.map((r) => loadOf(r, deepest, load))),
         wasted: mean(runs.map((r) => r.wastedWorkFraction)),
+        late: recoveredLate(result, runs.find((r) => r.trigger !== null)?.trigger ?? null, recovery.slowestS),
+        lateWindow: load.window,
       };
     }),
   );
@@ -78,8 +85,11 @@ export function verdictRows(
 function verdictCell(row: VerdictRow): string {
   const after = row.recoveryS === null ? '' : row.recoveryS === 0 ? ' at once' : ` in ${row.recoveryS.toFixed(1)} s`;
   switch (row.verdict) {
-    case 'recovers':
-      return `<td class="verdict recovers"><span class="mark">✓</span> recovers${after}</td>`;
+    case 'recovers': {
+      // A late recovery keeps its mark, with the words that explain the low success beside it.
+      const late = row.late ? ` <small>(late: after the ${escapeHtml(row.lateWindow)} window)</small>` : '';
+      return `<td class="verdict recovers"><span class="mark">✓</span> recovers${after}${late}</td>`;
+    }
     case 'never':
       return `<td class="verdict never"><span class="mark">✗</span> never recovers</td>`;
     case 'some-seeds':
@@ -107,7 +117,7 @@ export function verdictTableHtml(
   options: { deepest: string | null; styles: Record<string, { color: string }> },
 ): string {
   const windows = verdictWindows(result);
-  const loadWindow = 'after' in result.windows ? 'after the trigger' : 'whole run';
+  const loadWhen = loadFigure(result).when;
   const maxLoad = Math.max(1, ...rows.map((r) => r.load ?? 0));
   const th = (text: string, attrs = '') => `<th${attrs}>${text}</th>`;
   const rowspan = ' rowspan="2"';
@@ -118,7 +128,7 @@ export function verdictTableHtml(
     options.deepest === null
       ? ''
       : th(
-          `${escapeHtml(options.deepest)} load<br><small>attempts per user request, ${loadWindow}</small>`,
+          `${escapeHtml(loadName(options.deepest))}<br><small>attempts per user request, ${loadWhen}</small>`,
           `${rowspan} class="num"`,
         ),
     th('wasted<br><small>at the deepest service</small>', `${rowspan} class="num"`),

@@ -23,28 +23,35 @@ export function joinPath(parent: string, key: string | number): string {
   return parent === '' ? String(key) : `${parent}.${key}`;
 }
 
-/** Edit distance of two short strings, ignoring case (Levenshtein), for "did you mean". */
+/**
+ * Edit distance of two short strings, ignoring case: insertions, deletions, substitutions and swaps of two adjacent
+ * letters each cost 1 (optimal string alignment), so `--wdie` is one edit from `--wide`, as a typist makes it.
+ */
 export function editDistance(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();
-  const row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  let before = new Array<number>(y.length + 1).fill(0);
+  let previous = Array.from({ length: y.length + 1 }, (_, j) => j);
   for (let i = 1; i <= x.length; i++) {
-    let diagonal = row[0] as number;
-    row[0] = i;
+    const row = [i];
     for (let j = 1; j <= y.length; j++) {
-      const above = row[j] as number;
       const cost = x[i - 1] === y[j - 1] ? 0 : 1;
-      row[j] = Math.min(above + 1, (row[j - 1] as number) + 1, diagonal + cost);
-      diagonal = above;
+      let d = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      // @ko config-error-transposition
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1])
+        d = Math.min(d, (before[j - 2] as number) + 1);
+      row.push(d);
     }
+    before = previous;
+    previous = row;
   }
-  return row[y.length] as number;
+  return previous[y.length] as number;
 }
 
-/** "; did you mean maxAttempts?" for a key close to a known one (case, a typo or two), else "". */
-export function didYouMean(key: string, known: Iterable<string>): string {
+/** The known name closest to `key` (case, a typo or two), or undefined when none is close enough to suggest. */
+export function closestName(key: string, known: Iterable<string>): string | undefined {
   // @eq config-error-key-length-64
-  if (key.length > 64) return '';
+  if (key.length > 64) return undefined;
   // @eq config-error-best
   let best = '';
   let bestDistance = Number.POSITIVE_INFINITY;
@@ -56,7 +63,13 @@ export function didYouMean(key: string, known: Iterable<string>): string {
     }
   }
   const allowed = Math.max(1, Math.min(3, Math.floor(key.length / 3)));
-  return bestDistance <= allowed ? `; did you mean ${best}?` : '';
+  return bestDistance <= allowed ? best : undefined;
+}
+
+/** "; did you mean maxAttempts?" for a key close to a known one (closestName), else "". */
+export function didYouMean(key: string, known: Iterable<string>, prefix = ''): string {
+  const best = closestName(key, known);
+  return best === undefined ? '' : `; did you mean ${prefix}${best}?`;
 }
 
 /** The issue for a key nobody knows: "unknown key", with a suggestion when one is close. */

@@ -145,14 +145,22 @@ services:
   db: { ${dbLine} }
 ${rest}`;
 
-  it.each(['1e9', '1001', '1e300', '-1', '0', '2.5', '.nan', '.inf', '"4"', '[2]'])(
-    'instances: %s is one line naming the key, found before anything is built',
-    (text) => {
-      expect(problemsOf(system(`instances: ${text}`))).toEqual([
-        'services.db.instances: must be an integer from 1 to 1000',
-      ]);
-    },
-  );
+  it.each([
+    ['1e9', '1000000000'],
+    ['1001', '1001'],
+    ['1e300', '1e+300'],
+    ['-1', '-1'],
+    ['0', '0'],
+    ['2.5', '2.5'],
+    ['.nan', 'NaN'],
+    ['.inf', 'Infinity'],
+    ['"4"', 'the string "4"'],
+    ['[2]', 'a list'],
+  ])('instances: %s is one line naming the key and what was given, found before anything is built', (text, got) => {
+    expect(problemsOf(system(`instances: ${text}`))).toEqual([
+      `services.db.instances: must be an integer from 1 to 1000, got ${got}`,
+    ]);
+  });
 
   it('caps the instances of all services together and the caller × callee pairs (each one a balancer entry)', () => {
     const many = Array.from({ length: 11 }, (_, i) => `  s${i}: { instances: 1000 }`).join('\n');
@@ -219,7 +227,7 @@ variants:
         ),
       ),
     ).toEqual([
-      'variants.a.services.db.workers: must be an integer ≥ 1',
+      'variants.a.services.db.workers: must be an integer ≥ 1, got -1',
       'faults.0.instances.0: no instance 3: db has 2 (0-1)',
     ]);
   });

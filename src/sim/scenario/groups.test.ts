@@ -37,8 +37,10 @@ describe('variant groups', () => {
       }
       return [];
     };
-    expect(problems(`${BASE}variants:\n  a: { group: 3 }\n`)).toEqual(['variants.a.group: must be a string']);
-    expect(problems(`${BASE}variants:\n  a: { group: '' }\n`)).toEqual(['variants.a.group: must not be empty']);
+    expect(problems(`${BASE}variants:\n  a: { group: 3 }\n`)).toEqual(['variants.a.group: must be a string, got 3']);
+    expect(problems(`${BASE}variants:\n  a: { group: '' }\n`)).toEqual([
+      'variants.a.group: must not be empty, got the string ""',
+    ]);
   });
 
   it('groups every variant of checkout-incident: the seed, the proposals, the fix and the ablations', () => {

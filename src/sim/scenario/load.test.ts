@@ -143,9 +143,9 @@ describe('scenario validation', () => {
   });
 
   it.each([
-    ['a non-integer worker count', 'db: { workers: 2.5 }', 'services.db.workers: must be an integer ≥ 1'],
-    ['zero workers', 'db: { workers: 0 }', 'services.db.workers: must be an integer ≥ 1'],
-    ['a misspelt key', 'db: { wokers: 2 }', 'services.db.wokers: unknown key (did you mean workers?)'],
+    ['a non-integer worker count', 'db: { workers: 2.5 }', 'services.db.workers: must be an integer ≥ 1, got 2.5'],
+    ['zero workers', 'db: { workers: 0 }', 'services.db.workers: must be an integer ≥ 1, got 0'],
+    ['a misspelt key', 'db: { wokers: 2 }', 'services.db.wokers: unknown key; did you mean workers?'],
     [
       'an unknown distribution',
       'db: { serviceTime: { dist: gamma } }',
@@ -159,7 +159,7 @@ describe('scenario validation', () => {
     [
       'an error rate above 1',
       'db: { errors: { rate: 2 } }',
-      'services.db.errors.rate: must be a probability from 0 to 1',
+      'services.db.errors.rate: must be a probability from 0 to 1, got 2',
     ],
     ['a call to nowhere', 'db: { calls: [cache] }', 'services.db.calls.0: no service named cache'],
     [
@@ -184,8 +184,8 @@ colour: blue
       expect.arrayContaining([
         'duration: must be a duration like 800ms or 2s, got "-5s"',
         'colour: unknown key',
-        'traffic.0.rate: must be > 0',
-        'services.api.instances: must be an integer from 1 to 1000',
+        'traffic.0.rate: must be > 0, got 0',
+        'services.api.instances: must be an integer from 1 to 1000, got 0',
       ]),
     );
     for (const line of problems) expect(line).toMatch(/^[\w.\- >()]+: \S/);
@@ -277,7 +277,7 @@ variants:
 `);
     expect(problems).toEqual(
       expect.arrayContaining([
-        'services.api.instances: must be an integer from 1 to 1000',
+        'services.api.instances: must be an integer from 1 to 1000, got the string "many"',
         'services.db.discipline: must be "fifo" or "adaptive-lifo"',
         'calls.api -> db.maxAttempts: must be an integer ≥ 1',
         'calls.api -> db.budget.maxTokens: must be a number in (0, 1000]',
@@ -300,7 +300,7 @@ variants:
 `);
     expect(problems).toEqual([
       'calls.api -> db.maxAttempts: must be an integer ≥ 1',
-      'variants.broken.services.db.workers: must be an integer ≥ 1',
+      'variants.broken.services.db.workers: must be an integer ≥ 1, got -1',
     ]);
   });
 
@@ -375,6 +375,6 @@ variants:
   });
 
   it('loads files by path and explains unknown names', () => {
-    expect(() => loadScenario('no-such-scenario')).toThrow(/no scenario file or built-in named "no-such-scenario"/);
+    expect(() => loadScenario('no-such-scenario')).toThrow(/no scenario file or built-in named 'no-such-scenario'/);
   });
 });

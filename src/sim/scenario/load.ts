@@ -12,14 +12,16 @@ import {
   problemLine,
   requiredKeyMessage,
   ScenarioError,
+  scenarioIsDirectory,
+  scenarioNotFound,
 } from './errors.js';
 import { attribute, deepMerge, isPlainObject, normalizeOverlay, setsPath } from './merge.js';
-import { FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
+import { directoryListing, FileReadError, MAX_SCENARIO_BYTES, readBoundedText } from './read-file.js';
 import { checkPolicyBlocks, MAX_TOTAL_INSTANCES, resolveModel } from './resolve.js';
 import { fileSchema, modelSchema } from './schema.js';
 import type { Scenario, VariantSpec } from './types.js';
 import { checkWork, DEFAULT_MAX_REQUESTS } from './work.js';
-import { parseOneDocument, toPlain } from './yaml-bounds.js';
+import { lineOfPath, type ParsedYaml, parseOneDocument, toPlain } from './yaml-bounds.js';
 
 export { ScenarioError };
 
@@ -68,11 +70,12 @@ export function loadScenario(nameOrPath: string): Scenario {
   } else if (existsSync(nameOrPath)) {
     file = resolve(nameOrPath);
   } else {
-    const builtins = listBuiltinScenarios().join(', ');
-    throw new ScenarioError(nameOrPath, [
-      `(root): no scenario file or built-in named "${nameOrPath}" (built-ins: ${builtins || 'none'})`,
-    ]);
+    throw new ScenarioError(nameOrPath, [`(root): ${scenarioNotFound(nameOrPath, listBuiltinScenarios())}`]);
   }
+  const directory = directoryListing(file);
+  // @ko scenario-directory-plain
+  if (directory !== null)
+    throw new ScenarioError(nameOrPath, [`(root): ${scenarioIsDirectory(nameOrPath, directory)}`]);
   let text: string;
   try {
     // @ko scenario-read-bounded
@@ -99,8 +102,13 @@ function dedupe(lines: string[]): string[] {
   return [...new Set(lines)];
 }
 
-function parseYaml(yamlText: string, sourceName: string): Record<string, unknown> {
-  const { doc, problems } = parseOneDocument(yamlText);
+/** The file's top-level mapping, and the parsed document that says on which line each key is. */
+function parseYamlWithLines(
+  yamlText: string,
+  sourceName: string,
+): { raw: Record<string, unknown>; parsed: ParsedYaml } {
+  const parsed = parseOneDocument(yamlText);
+  const { doc, problems } = parsed;
   if (problems.length > 0) {
     throw new ScenarioError(
       sourceName,
@@ -116,7 +124,15 @@ function parseYaml(yamlText: string, sourceName: string): Record<string, unknown
   if ('problem' in plain) throw new ScenarioError(sourceName, [`(root): ${plain.problem}`]);
   const raw: unknown = plain.value;
   if (!isPlainObject(raw)) throw new ScenarioError(sourceName, ['(root): must be a mapping of scenario keys']);
-  return raw;
+  return { raw, parsed };
+}
+
+/**
+ * The line of this file a problem's path is on, so it can be found in a long file. A missing key ("is required")
+ * points at the mapping that lacks it; a path only a parent file (`extends:`) sets gets none.
+ */
+function lineOf(parsed: ParsedYaml, problem: Problem): number | null {
+  return lineOfPath(parsed, problem.path, problem.message === 'is required');
 }
 
 const MAX_EXTENDS_DEPTH = 8;
@@ -137,7 +153,7 @@ function withParent(raw: Record<string, unknown>, baseDir: string, depth: number
   if (!existsSync(file)) {
     throw new ScenarioError(parentRef, [`extends: no scenario file or built-in named "${parentRef}"`]);
   }
-  const parent = withParent(parseYaml(readParent(file, parentRef), parentRef), dirname(file), depth + 1);
+  const parent = withParent(parseYamlWithLines(readParent(file, parentRef), parentRef).raw, dirname(file), depth + 1);
   const own = { ...raw };
   delete own.extends;
   const merged = deepMerge(parent, own) as Record<string, unknown>;
@@ -147,11 +163,12 @@ function withParent(raw: Record<string, unknown>, baseDir: string, depth: number
 
 /** Parses and validates scenario YAML; throws ScenarioError listing every problem, one line each with its path. */
 export function parseScenario(yamlText: string, sourceName: string, baseDir = process.cwd()): Scenario {
-  const raw = withParent(parseYaml(yamlText, sourceName), baseDir, 0);
+  const own = parseYamlWithLines(yamlText, sourceName);
+  const raw = withParent(own.raw, baseDir, 0);
   refuseTooManyServices(raw, sourceName);
   const problems: Problem[] = [];
   const warnings: Problem[] = [];
-  const top = fileSchema.safeParse(raw, { error: requiredKeyMessage });
+  const top = fileSchema.safeParse(raw, { error: requiredKeyMessage, reportInput: true });
   // On top-level problems keep going with what can be read, so the model's problems are reported in the same pass.
   if (!top.success) problems.push(...fromZodIssues(top.error.issues, ''));
   const file = top.success
@@ -195,7 +212,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const variants: VariantSpec[] = [];
   // Problems found in the merged model of each variant, by line, with the variants that have them (see inVariants).
   // The schema checks every variant; the cross-references only those the schema let through.
-  const modelLines = new Map<string, { checked: string[]; found: string[] }>();
+  const modelLines = new Map<string, { problem: Problem; checked: string[]; found: string[] }>();
   const schemaChecked: string[] = [];
   const resolveChecked: string[] = [];
   // Every variant's policy blocks are checked: by the whole resolve, or (schema refused) by checkPolicyBlocks.
@@ -203,7 +220,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
   const noteModelProblem = (problem: Problem, variant: string, checked: string[]) => {
     const line = problemLine(problem);
     const seen = modelLines.get(line);
-    if (seen === undefined) modelLines.set(line, { checked, found: [variant] });
+    if (seen === undefined) modelLines.set(line, { problem, checked, found: [variant] });
     else if (!seen.found.includes(variant)) seen.found.push(variant);
   };
   for (const name of names) {
@@ -228,7 +245,7 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
     let merged: unknown = {};
     for (const layer of layers) merged = deepMerge(merged, layer.overlay);
     const place = (p: Problem): Problem => ({ path: attribute(p.path, layers), message: p.message });
-    const parsed = modelSchema.safeParse(merged, { error: requiredKeyMessage });
+    const parsed = modelSchema.safeParse(merged, { error: requiredKeyMessage, reportInput: true });
     schemaChecked.push(name);
     if (!parsed.success) {
       for (const p of fromZodIssues(parsed.error.issues, '')) noteModelProblem(place(p), name, schemaChecked);
@@ -266,11 +283,20 @@ export function parseScenario(yamlText: string, sourceName: string, baseDir = pr
       problems.push(p);
     }
   }
-  const lines = problems.map(problemLine);
-  for (const [line, { checked, found }] of modelLines) {
-    lines.push(declared.length === 0 ? line : inVariants(line, found, checked));
+  const found: [string, number | null][] = problems.map((p) => [problemLine(p), lineOf(own.parsed, p)]);
+  for (const { problem, checked, found: where } of modelLines.values()) {
+    const line = declared.length === 0 ? problemLine(problem) : inVariants(problemLine(problem), where, checked);
+    found.push([line, lineOf(own.parsed, problem)]);
   }
-  if (lines.length > 0 || !top.success) throw new ScenarioError(sourceName, dedupe(lines));
+  if (found.length > 0 || !top.success) {
+    const seen = new Set<string>();
+    const unique = found.filter(([line]) => !seen.has(line) && seen.add(line) !== undefined);
+    throw new ScenarioError(
+      sourceName,
+      unique.map(([line]) => line),
+      unique.map(([, at]) => at),
+    );
+  }
   return {
     name: file.name,
     description: file.description ?? null,

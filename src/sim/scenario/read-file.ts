@@ -1,6 +1,6 @@
 // The one bounded file reader (scenarios and their extends:, mesh import, lint): a regular file, at most a stated size.
 
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, type Stats, statSync } from 'node:fs';
 
 /** Largest scenario file read (bytes), `extends:` parents included; the mesh files have the same bound. */
 export const MAX_SCENARIO_BYTES = 4 * 1024 * 1024;
@@ -90,5 +90,21 @@ export function readBoundedText(path: string, maxBytes: number, what: string): s
     return buffer.toString('utf8', 0, length);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The YAML files in `path` when it is a directory (sorted; unreadable: none), else null. */
+export function directoryListing(path: string): string[] | null {
+  try {
+    if (!statSync(path).isDirectory()) return null;
+  } catch {
+    return null;
+  }
+  try {
+    return readdirSync(path)
+      .filter((f) => /\.ya?ml$/i.test(f))
+      .sort();
+  } catch {
+    return [];
   }
 }

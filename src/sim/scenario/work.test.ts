@@ -33,7 +33,7 @@ describe('the work estimate', () => {
   it('lets `maxRequests` raise the limit, and checks it', () => {
     expect(problemsOf(flood('1e6', 'maxRequests: 200000000\n'))).toEqual([]);
     expect(problemsOf(flood('1e6'))).toEqual([expect.stringMatching(/^traffic: asks for at least 120,000,000 /)]);
-    expect(problemsOf(flood('1', 'maxRequests: -1\n'))).toEqual(['maxRequests: must be > 0']);
+    expect(problemsOf(flood('1', 'maxRequests: -1\n'))).toEqual(['maxRequests: must be > 0, got -1']);
   });
 
   it('counts each service a request reaches, and the extra users of a surge', () => {

@@ -8,9 +8,11 @@ import {
   isScalar,
   isSeq,
   LineCounter,
+  type Pair,
   type ParsedNode,
   parseAllDocuments,
   parseDocument,
+  type YAMLMap,
 } from 'yaml';
 
 /** Most nodes one alias may expand to when a document becomes plain values (the yaml package's maxAliasCount). */
@@ -76,6 +78,61 @@ function problemsOf(doc: Document.Parsed, lines: LineCounter): YamlProblem[] {
 export interface ParsedYaml {
   doc: Document.Parsed;
   problems: YamlProblem[];
+  /** Offsets -> lines and columns, for lineOfPath. */
+  lines: LineCounter;
+  /** lineOfPath's index of each mapping's keys, built on first use. */
+  keyIndex: WeakMap<YAMLMap, Map<string, Pair>>;
+}
+
+/**
+ * The 1-based line of the key at a dotted path (`services.api.workers`, `faults.0.for`) in the document, following
+ * aliases; with `nearest`, the line of the deepest key that exists when the path does not (a missing key's mapping).
+ * A key that itself contains dots is matched whole (the longest match first). Null when nothing is found.
+ */
+export function lineOfPath(parsed: ParsedYaml, path: string, nearest = false): number | null {
+  const keysOf = (map: YAMLMap): Map<string, Pair> => {
+    let index = parsed.keyIndex.get(map);
+    // Indexed once per mapping: a file with thousands of problems in a mapping of thousands of keys stays linear.
+    if (index === undefined) {
+      index = new Map();
+      for (const pair of map.items as Pair[]) {
+        if (isScalar(pair.key) && !index.has(String(pair.key.value))) index.set(String(pair.key.value), pair);
+      }
+      parsed.keyIndex.set(map, index);
+    }
+    return index;
+  };
+  const segments = path === '' ? [] : path.split('.');
+  let node: unknown = parsed.doc.contents;
+  let offset: number | null = null;
+  let i = 0;
+  while (i < segments.length) {
+    if (isAlias(node)) node = node.resolve(parsed.doc);
+    let found = false;
+    if (isMap(node)) {
+      const keys = keysOf(node as YAMLMap);
+      for (let k = segments.length - i; k >= 1 && !found; k--) {
+        const pair = keys.get(segments.slice(i, i + k).join('.'));
+        if (pair === undefined) continue;
+        offset = (pair.key as ParsedNode).range?.[0] ?? offset;
+        node = pair.value;
+        i += k;
+        found = true;
+      }
+    } else if (isSeq(node) && /^\d+$/.test(segments[i] as string)) {
+      const item = node.items[Number(segments[i])] as ParsedNode | undefined;
+      if (item !== undefined) {
+        offset = item.range?.[0] ?? offset;
+        node = item;
+        i += 1;
+        found = true;
+      }
+    }
+    if (!found) break;
+  }
+  // @ko scenario-problem-line
+  if (offset === null || (i < segments.length && !nearest)) return null;
+  return parsed.lines.linePos(offset).line;
 }
 
 /** Parses one document (a second is a problem, as the parser reports it) with the linear duplicate-key check. */
@@ -83,7 +140,7 @@ export function parseOneDocument(text: string): ParsedYaml {
   const lines = new LineCounter();
   // @ko yaml-duplicate-keys-linear
   const doc = parseDocument(text, { uniqueKeys: false, lineCounter: lines });
-  return { doc, problems: problemsOf(doc, lines) };
+  return { doc, problems: problemsOf(doc, lines), lines, keyIndex: new WeakMap() };
 }
 
 /** Parses every document of a stream, each with its problems. */
@@ -91,7 +148,7 @@ export function parseDocuments(text: string): ParsedYaml[] {
   const lines = new LineCounter();
   const docs = parseAllDocuments(text, { uniqueKeys: false, lineCounter: lines });
   const list = Array.isArray(docs) ? docs : [];
-  return list.map((doc) => ({ doc, problems: problemsOf(doc, lines) }));
+  return list.map((doc) => ({ doc, problems: problemsOf(doc, lines), lines, keyIndex: new WeakMap() }));
 }
 
 /**

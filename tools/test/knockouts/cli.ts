@@ -24,7 +24,7 @@ export const CLI_KNOCKOUTS: Knockout[] = [
     id: 'table-load-after-trigger',
     mechanism: "the table shows the deepest service's load after the trigger (the README's 15.8), not the whole run's",
     mark: 'table-load-after-trigger',
-    find: '      formatRatio(run.amplification[run.deepestService]?.[shape.loadWindow]),',
+    find: '      formatRatio(loadOf(run, run.deepestService, shape.load)),',
     replace: '      formatRatio(run.amplification[run.deepestService]?.total),',
     tests: ['src/report/table.test.ts'],
   },

@@ -7,6 +7,7 @@ export type { Knockout } from './knockout.js';
 import { ALGORITHM_KNOCKOUTS } from './algorithms.js';
 import { BREAKER_KNOCKOUTS } from './breakers.js';
 import { CLI_KNOCKOUTS } from './cli.js';
+import { CLI2_KNOCKOUTS } from './cli2.js';
 import { DOCS_KNOCKOUTS } from './docs.js';
 import { DRIVER_KNOCKOUTS } from './drivers.js';
 import { ENVOY_INPUT_KNOCKOUTS } from './envoy-input.js';
@@ -384,6 +385,7 @@ export const KNOCKOUTS: Knockout[] = [
   ...SURFACE_KNOCKOUTS,
   ...MESH_REFUSAL_KNOCKOUTS,
   ...CLI_KNOCKOUTS,
+  ...CLI2_KNOCKOUTS,
   ...REPORT_KNOCKOUTS,
   ...REPORT2_KNOCKOUTS,
   ...DOCS_KNOCKOUTS,
