@@ -95,7 +95,7 @@ describe('the package contents', () => {
   });
 
   it('ships the files the help texts name, at the path they give from a project that installed seawall', () => {
-    const topics = ['main', 'simulate', 'mesh', 'lint', 'lab'] as const;
+    const topics = ['main', 'simulate', 'mesh', 'mesh import', 'mesh export', 'lint', 'lab'] as const;
     const named = topics.flatMap((t) =>
       [...helpText(t, '0.0.0').matchAll(/\S+\.(?:ya?ml|json|ts|md)\b/g)].map((m) => m[0]),
     );
