@@ -22,8 +22,8 @@ import { MESH_REFUSAL_KNOCKOUTS } from './mesh-refusals.js';
 import { PACKAGE_KNOCKOUTS } from './package.js';
 import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
-import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { REPORT2_KNOCKOUTS } from './report2.js';
+import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
