@@ -64,9 +64,11 @@ describe('maxLive: requests and events held at once', () => {
         return (error as ScenarioError).problems;
       }
     };
-    expect(problems('maxLive: 0\n')).toEqual(['maxLive: must be > 0']);
-    expect(problems('maxLive: 1.5\n')).toEqual(['maxLive: must be a whole number']);
-    expect(problems('maxLive: lots\n')).toEqual(['maxLive: must be a number of requests and events']);
+    expect(problems('maxLive: 0\n')).toEqual(['maxLive: must be > 0, got 0']);
+    expect(problems('maxLive: 1.5\n')).toEqual(['maxLive: must be a whole number, got 1.5']);
+    expect(problems('maxLive: lots\n')).toEqual([
+      'maxLive: must be a number of requests and events, got the string "lots"',
+    ]);
     expect(DEFAULT_MAX_LIVE).toBe(1_000_000);
     expect(parseScenario(FLOOD(''), 'flood.yaml').maxLive).toBeUndefined();
   });

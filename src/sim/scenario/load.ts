@@ -1,9 +1,9 @@
 // Loading scenarios: YAML text or a built-in name -> a validated Scenario with every variant merged and resolved.
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MAX_WINDOWS } from '../metrics/collector.js';
+import { builtinScenarioDir, listBuiltinScenarios } from './builtins.js';
 import {
   fromZodIssues,
   joinKey,
@@ -23,43 +23,11 @@ import type { Scenario, VariantSpec } from './types.js';
 import { checkWork, DEFAULT_MAX_REQUESTS } from './work.js';
 import { lineOfPath, type ParsedYaml, parseOneDocument, toPlain } from './yaml-bounds.js';
 
-export { ScenarioError };
+export { builtinScenarioDir, listBuiltinScenarios, ScenarioError };
 
 const MODEL_KEYS = ['traffic', 'network', 'services', 'calls', 'faults', 'cancellation', 'ownership'] as const;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 export const DEFAULT_VARIANT = 'default';
-
-/** The package root: the nearest directory above this module with seawall's package.json. */
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'seawall') return dir;
-      } catch {
-        // not ours; keep looking
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('seawall: cannot find the package root (package.json)');
-    dir = parent;
-  }
-}
-
-export function builtinScenarioDir(): string {
-  return join(packageRoot(), 'scenarios');
-}
-
-/** Names of the built-in scenarios (scenarios/*.yaml), sorted. */
-export function listBuiltinScenarios(): string[] {
-  const dir = builtinScenarioDir();
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.yaml'))
-    .map((f) => f.slice(0, -'.yaml'.length))
-    .sort();
-}
 
 /** A built-in name (e.g. `checkout-incident`) or a path to a YAML file. */
 export function loadScenario(nameOrPath: string): Scenario {
