@@ -36,12 +36,27 @@ export function isAbandonment(error: unknown, request: InboundRequest | undefine
   return request !== undefined && request.aborted !== null && causedByAbandonment(error);
 }
 
+/** Clock steps between the two timers' reads of the time (Date.now against the monotonic clock) stay below this. */
+const DEADLINE_SLACK_MS = 20;
+
+/** `error` is a Seawall call's deadline-exceeded, at (or within the slack of) the request's own deadline. */
+function deadlineReached(error: unknown, request: InboundRequest): boolean {
+  const e = error as { code?: unknown; reason?: unknown } | null;
+  if (typeof e !== 'object' || e === null || e.code !== 'SEAWALL_CALL_FAILED' || e.reason !== 'deadline-exceeded')
+    return false;
+  return request.deadlineMs !== null && Date.now() >= request.deadlineMs - DEADLINE_SLACK_MS;
+}
+
 /**
  * Answers an abandoned request's error: nothing for a client that is gone (the socket is closed), 504 for a deadline
  * that passed while the client still waits (a half-sent response is cut). Returns false for any other error.
  */
 export function answerAbandoned(error: unknown, req: IncomingMessage, res: ServerResponse): boolean {
   const request = requests.get(req);
+  // A call inside the request inherits its deadline exactly: its timer and the request's fire in the same
+  // millisecond, in either order. A call that ended deadline-exceeded at the request's deadline is the deadline.
+  // @ko server-abandoned-deadline-race
+  if (request !== undefined && request.aborted === null && deadlineReached(error, request)) request.abort('deadline');
   if (!isAbandonment(error, request)) return false;
   if (res.writableEnded) return true;
   if (request?.aborted === 'deadline' && !res.headersSent && !res.destroyed) {

@@ -94,4 +94,13 @@ export const EVENTS2_KNOCKOUTS: Knockout[] = [
     replace: 'if (false && !admitted && events !== null',
     tests: ['test/http/client/guard-events.test.ts'],
   },
+  {
+    id: 'server-abandoned-deadline-race',
+    mechanism:
+      "a call's deadline-exceeded at the request's own deadline is the deadline (504), whichever timer fired first",
+    mark: 'server-abandoned-deadline-race',
+    find: "if (request !== undefined && request.aborted === null && deadlineReached(error, request)) request.abort('deadline');",
+    replace: 'void deadlineReached;',
+    tests: ['src/http/server/abandoned.test.ts'],
+  },
 ];
