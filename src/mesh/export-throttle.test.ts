@@ -19,6 +19,7 @@ describe('mesh export of a call with throttle:', () => {
     expect(warning).toMatchObject({ kind: 'dropped', where: 'checkout-bff -> coupon-api' });
     expect(warning?.message).toMatch(/admission_control .*sr_threshold 50%/);
     for (const f of result.files) expect(f.text).toMatch(/checkout-bff -> coupon-api: throttle: .*not written/);
-    for (const f of result.files) expect(f.text).not.toMatch(/admission_control:|envoy\.filters\.http\.admission_control/);
+    for (const f of result.files)
+      expect(f.text).not.toMatch(/admission_control:|envoy\.filters\.http\.admission_control/);
   });
 });

@@ -291,7 +291,19 @@ export class Upstreams {
     // @ko http-throttle-built
     const throttle = this.options.throttle === undefined ? null : new AdaptiveThrottle(this.options.throttle);
     const draws = throttle === null ? null : this.throttleDraws(name);
-    const s = new UpstreamScope(name, endpoints, breaker, limits, lb, outlier, random, nowMs, this.events, throttle, draws);
+    const s = new UpstreamScope(
+      name,
+      endpoints,
+      breaker,
+      limits,
+      lb,
+      outlier,
+      random,
+      nowMs,
+      this.events,
+      throttle,
+      draws,
+    );
     for (const listener of this.listeners) listener.added(s);
     return s;
   }

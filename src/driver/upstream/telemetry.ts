@@ -3,9 +3,9 @@
 import { MAX_TRACKED_UPSTREAMS } from '../../policy/retry/retry.js';
 import type { Balancer } from '../../policy/upstream/balancer.js';
 import type { CircuitBreaker } from '../../policy/upstream/breaker.js';
-import type { AdaptiveThrottle } from '../../policy/upstream/throttle.js';
 import type { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
 import type { OutlierDetector } from '../../policy/upstream/outlier.js';
+import type { AdaptiveThrottle } from '../../policy/upstream/throttle.js';
 import { monotonicNowMs } from '../clock.js';
 import { SummedSources } from '../telemetry-sum.js';
 import { UPSTREAM_REFUSALS, type UpstreamScope, type UpstreamStats, type Upstreams } from './scopes.js';

@@ -64,7 +64,11 @@ export function validateThrottleConfig(
   if (windowMs !== undefined && (windowMs < MIN_THROTTLE_WINDOW_MS || windowMs > MAX_THROTTLE_WINDOW_MS)) {
     issues.push({ path: joinPath(path, 'window'), message: 'must be from 1s to 1h' });
   }
-  if (!Number.isInteger(minRequests) || (minRequests as number) < 0 || (minRequests as number) > MAX_THROTTLE_MIN_REQUESTS) {
+  if (
+    !Number.isInteger(minRequests) ||
+    (minRequests as number) < 0 ||
+    (minRequests as number) > MAX_THROTTLE_MIN_REQUESTS
+  ) {
     const message = `must be an integer from 0 to ${MAX_THROTTLE_MIN_REQUESTS.toLocaleString('en-US')}`;
     issues.push({ path: joinPath(path, 'minRequests'), message });
   }

@@ -2,7 +2,12 @@
 
 import type { Random } from '../core/random.js';
 import type { HeaderValue, Outcome } from '../core/types.js';
-import { type ResolvedThrottleConfig, resolveThrottleConfig, type ThrottleConfig, WINDOW_BUCKETS } from './throttle-config.js';
+import {
+  type ResolvedThrottleConfig,
+  resolveThrottleConfig,
+  type ThrottleConfig,
+  WINDOW_BUCKETS,
+} from './throttle-config.js';
 
 export * from './throttle-config.js';
 
@@ -32,9 +37,7 @@ export function isOverloadAnswer(outcome: Outcome): boolean {
   if (claim === 'unclaimed' || claim === 'criteria-met') return false;
   const status = outcome.status;
   if (status === 429 || status === 503) return true;
-  return (
-    status >= 400 && (present(outcome.pushbackMs) || present(outcome.retryAfter) || present(outcome.retryAfterMs))
-  );
+  return status >= 400 && (present(outcome.pushbackMs) || present(outcome.retryAfter) || present(outcome.retryAfterMs));
 }
 
 /** Attempts refused locally, sent, and of the sent ones ended with the callee's own overload answer, since creation. */

@@ -5,8 +5,8 @@ import type { RetryPolicyConfig } from '../../policy/retry/retry-config.js';
 import type { ResolvedLoadBalancerConfig } from '../../policy/upstream/balancer.js';
 import type { CircuitBreakerConfig } from '../../policy/upstream/breaker-config.js';
 import type { ConcurrencyBreakerConfig } from '../../policy/upstream/concurrency.js';
-import type { ThrottleConfig } from '../../policy/upstream/throttle-config.js';
 import type { OutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
+import type { ThrottleConfig } from '../../policy/upstream/throttle-config.js';
 import type { DistSpec } from '../model/distributions.js';
 
 export type { DistSpec };

@@ -17,7 +17,7 @@ export const THROTTLE_KNOCKOUTS: Knockout[] = [
   },
   {
     id: 'throttle-relayed-ignored',
-    mechanism: 'a 503 relayed from further down (not the callee\'s own) is not counted as a rejection',
+    mechanism: "a 503 relayed from further down (not the callee's own) is not counted as a rejection",
     mark: 'throttle-relayed-ignored',
     find: "if (claim === 'unclaimed' || claim === 'criteria-met') return false;",
     replace: 'if (false) return false;',
