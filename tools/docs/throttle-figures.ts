@@ -8,13 +8,13 @@ import { parseScenario } from '../../src/sim/scenario/load.js';
 /**
  * api -> db, 2 000 users/s. db: 2 instances; while the fault holds (0-32 s) each has 10 workers × 100 ms (100/s, so
  * A = 200/s: demand is 10 × A) and sheds the rest at once (queueLimit 0: its own 503). From 32 s on, 200 workers each
- * (4 000/s, twice the demand). One attempt per user, so what db accepts is api's goodput. `throttle`: the edge's
+ * (4 000/s, twice the demand) until the run ends at 90 s. One attempt per user, so what db accepts is api's goodput. `throttle`: the edge's
  * extra keys (", throttle: {...}"), or '' for none.
  */
 export function throttleScenario(throttle: string): string {
   return `
 name: throttle
-duration: 56s
+duration: 90s
 traffic: [{ to: api, rate: 2000, patience: 5s }]
 network: { latency: 1ms }
 services:
@@ -43,7 +43,7 @@ export function perSecond(run: VariantRun, service: string, field: 'arrivals' | 
 
 /** The first bin from which db receives at least 90 % of the demand for good, as seconds after the recovery. */
 export function backToDemandS(run: VariantRun): number | null {
-  const bins = run.timeseries.filter((r) => r.service === 'db' && r.t >= RECOVERY_S && r.t < 50);
+  const bins = run.timeseries.filter((r) => r.service === 'db' && r.t >= RECOVERY_S && r.t < 84);
   let first: number | null = null;
   for (const r of bins) {
     if (r.arrivals < 1800) first = null;

@@ -51,8 +51,8 @@ describe('adaptive throttle (SRE book ch. 21) in the HTTP client', () => {
   });
 
   it('refuses a bad throttle option with a ConfigError naming its path', () => {
-    expect(() => createFetch({ throttle: { kind: 'adaptive', k: 0 } })).toThrow(/throttle\.k: must be a number/);
-    expect(() => createFetch({ throttle: { kind: 'adaptive', window: '10ms' } as never })).toThrow(
+    expect(() => createFetch({ policy: quick(), throttle: { kind: 'adaptive', k: 0 } })).toThrow(/throttle\.k: must be a number/);
+    expect(() => createFetch({ policy: quick(), throttle: { kind: 'adaptive', window: '10ms' } })).toThrow(
       /throttle\.window: must be from 1s to 1h/,
     );
   });
