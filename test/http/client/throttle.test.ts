@@ -1,6 +1,7 @@
 // Client-side adaptive throttling over real sockets on 127.0.0.1: local refusals, only sent requests counted, relayed 503s ignored.
+import diagnostics from 'node:diagnostics_channel';
 import { describe, expect, it } from 'vitest';
-import { createFetch, SeawallError } from '../../../src/http/index.js';
+import { createFetch, type RefusedEvent, SEAWALL_CHANNELS, SeawallError } from '../../../src/http/index.js';
 import { CLAIM_HEADER } from '../../../src/policy/hop/ownership.js';
 import { quick } from './client-setup.js';
 import { only, serversClosedAfterEach } from './upstream-helpers.js';
@@ -28,7 +29,15 @@ describe('adaptive throttle (SRE book ch. 21) in the HTTP client', () => {
   it('refuses locally against a server answering its own 503 to 9 requests in 10, and counts only what it sent', async () => {
     const [server] = await start((_req, res, _hit, n) => res.writeHead(n % 10 === 0 ? 200 : 503).end());
     const fetch = createFetch({ policy: quick({ maxAttempts: 1 }), throttle: THROTTLE, seed: 7 });
-    const throttled = await callMany(fetch, `${server?.origin}/x`, 200);
+    const events: RefusedEvent[] = [];
+    const onRefused = (message: unknown) => events.push(message as RefusedEvent);
+    diagnostics.subscribe(SEAWALL_CHANNELS.refused, onRefused);
+    const throttled = await callMany(fetch, `${server?.origin}/x`, 200).finally(() =>
+      diagnostics.unsubscribe(SEAWALL_CHANNELS.refused, onRefused),
+    );
+    // Each local refusal is a seawall:refused event naming the throttle.
+    expect(events).toHaveLength(throttled);
+    expect(events[0]).toMatchObject({ attempt: 1, refusal: 'throttled' });
     const stats = fetch.stats();
     const t = only(stats).throttle;
     const hits = server?.hits.length ?? 0;
@@ -51,7 +60,9 @@ describe('adaptive throttle (SRE book ch. 21) in the HTTP client', () => {
   });
 
   it('refuses a bad throttle option with a ConfigError naming its path', () => {
-    expect(() => createFetch({ policy: quick(), throttle: { kind: 'adaptive', k: 0 } })).toThrow(/throttle\.k: must be a number/);
+    expect(() => createFetch({ policy: quick(), throttle: { kind: 'adaptive', k: 0 } })).toThrow(
+      /throttle\.k: must be a number/,
+    );
     expect(() => createFetch({ policy: quick(), throttle: { kind: 'adaptive', window: '10ms' } })).toThrow(
       /throttle\.window: must be from 1s to 1h/,
     );
