@@ -77,4 +77,6 @@ export {
   STOP_REASONS,
   type StopReason,
   type SweepReport,
+  type ThrottleConfig,
+  type ThrottleStats,
 } from './policy/index.js';

@@ -4,6 +4,7 @@
 
 /** `seawall/policy`: values (the root has only APP_POLICY_VALUES of them). */
 export const POLICY_VALUES = [
+  'AdaptiveThrottle',
   'Balancer',
   'CircuitBreaker',
   'ConcurrencyBreaker',
@@ -37,6 +38,7 @@ export const POLICY_VALUES = [
   'encodeGrpcTimeout',
   'formatRetryAfter',
   'formatRetryAfterMs',
+  'isOverloadAnswer',
   'ownershipDecision',
   'parseGrpcPushback',
   'parseRetryAfter',
@@ -44,6 +46,7 @@ export const POLICY_VALUES = [
   'queueFullRefusal',
   'readDeadline',
   'readInboundHop',
+  'rejectProbability',
   'relayedStatus',
   'resolveBackoff',
   'responseOutcome',
@@ -121,6 +124,7 @@ export const POLICY_TYPES = [
   'ResolvedLoadShedderConfig',
   'ResolvedOutlierDetectionConfig',
   'ResolvedRetryConfig',
+  'ResolvedThrottleConfig',
   'RetryAfterRead',
   'RetryBudget',
   'RetryCall',
@@ -135,6 +139,9 @@ export const POLICY_TYPES = [
   'ShedStats',
   'StopReason',
   'SweepReport',
+  'ThrottleConfig',
+  'ThrottleCounts',
+  'ThrottleStats',
   'TokenBucketOptions',
 ];
 
@@ -216,6 +223,8 @@ export const APP_POLICY_TYPES = [
   'ShedStats',
   'StopReason',
   'SweepReport',
+  'ThrottleConfig',
+  'ThrottleStats',
 ];
 
 /** The HTTP drivers (in the root only): values. */

@@ -46,6 +46,7 @@ const REFUSAL_TEXT: Record<UpstreamRefusal, string> = {
   'max-requests': 'limits.maxRequests is reached (Envoy upstream_rq_pending_overflow)',
   'max-retries': 'limits.maxRetries (or its retry budget) is reached (Envoy upstream_rq_retry_overflow)',
   'no-healthy-endpoint': 'every endpoint is ejected and the panic threshold is 0 (no healthy upstream)',
+  throttled: "the adaptive throttle refused it: the upstream has been answering 'too much' (429, 503, pushback)",
 };
 
 /** "fetch failed: connect ECONNREFUSED 127.0.0.1:80": an error's message and its causes'. */

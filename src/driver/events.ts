@@ -87,7 +87,7 @@ export interface BudgetRefusedEvent extends ClientEventBase {
 export interface RefusedEvent extends ClientEventBase {
   /** The attempt refused (1 = the first try: the call then ends `refused` without sending anything). */
   readonly attempt: number;
-  /** Which guard: breaker-open, breaker-half-open-full, max-pending, max-requests, max-retries, no-healthy-endpoint. */
+  /** Which guard: breaker-open, breaker-half-open-full, max-pending, max-requests, max-retries, no-healthy-endpoint, throttled. */
   readonly refusal: UpstreamRefusal;
 }
 

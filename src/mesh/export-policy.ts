@@ -15,6 +15,7 @@ import {
   type ResolvedConcurrencyBreakerConfig,
   validateConcurrencyBreakerConfig,
 } from '../policy/upstream/concurrency.js';
+import { DEFAULT_THROTTLE_K } from '../policy/upstream/throttle-config.js';
 import {
   ENVOY_BACKOFF_BASE_MS,
   ENVOY_BACKOFF_MAX_FACTOR,
@@ -93,6 +94,15 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
       'dropped',
       'circuitBreaker',
       `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; not written (the simulator runs this call without it). The closest is outlier detection with consecutive_5xx ${threshold} and base_ejection_time ${cb.breakDurationMs} ms: it ejects hosts one by one, within maxEjectionPercent`,
+    );
+  }
+  // @ko mesh-export-reports-throttle
+  if (edge.throttle !== undefined) {
+    const k = edge.throttle.k ?? DEFAULT_THROTTLE_K;
+    warn(
+      'dropped',
+      'throttle',
+      `client-side adaptive throttling has no Envoy or Istio setting with its meaning; not written (the simulator runs this call without it). Envoy's admission_control filter has the same formula with sr_threshold ${Math.round(100 / k)}% (1/k), but it sits in the listener's filter chain: it sees each request once, before the router's retries, for every upstream together, and judges success by status ranges, so a 503 relayed from further down counts against this callee`,
     );
   }
   let budget: ExportEdge['budget'] = null;

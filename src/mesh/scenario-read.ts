@@ -5,6 +5,7 @@ import type { ResolvedLoadShedderConfig } from '../policy/admission/shed-config.
 import type { CircuitBreakerConfig } from '../policy/upstream/breaker-config.js';
 import type { ConcurrencyBreakerConfig } from '../policy/upstream/concurrency.js';
 import type { OutlierDetectionConfig } from '../policy/upstream/outlier-config.js';
+import type { ThrottleConfig } from '../policy/upstream/throttle-config.js';
 import { loadScenario, ScenarioError } from '../sim/scenario/load.js';
 import { UNLIMITED_WORKERS } from '../sim/scenario/resolve.js';
 import type { EdgeSpec, ServiceSpec, VariantSpec } from '../sim/scenario/types.js';
@@ -31,6 +32,7 @@ export interface ScenarioEdge {
   circuitBreaker?: CircuitBreakerConfig;
   limits?: ConcurrencyBreakerConfig;
   outlierDetection?: OutlierDetectionConfig;
+  throttle?: ThrottleConfig;
   loadBalancer: EdgeSpec['loadBalancer'];
   seawall: boolean;
   oneLayer: boolean;
@@ -91,6 +93,7 @@ function viewEdge(e: EdgeSpec): ScenarioEdge {
   // @ko mesh-reads-simulator-guards
   if (e.limits !== null) out.limits = e.limits;
   if (e.outlierDetection !== null) out.outlierDetection = e.outlierDetection;
+  if (e.throttle !== undefined) out.throttle = e.throttle;
   return out;
 }
 

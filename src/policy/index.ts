@@ -155,3 +155,12 @@ export {
   type ResolvedOutlierDetectionConfig,
   type SweepReport,
 } from './upstream/outlier.js';
+export {
+  AdaptiveThrottle,
+  isOverloadAnswer,
+  type ResolvedThrottleConfig,
+  rejectProbability,
+  type ThrottleConfig,
+  type ThrottleCounts,
+  type ThrottleStats,
+} from './upstream/throttle.js';

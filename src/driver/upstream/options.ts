@@ -23,6 +23,7 @@ import {
   OutlierDetector,
   validateOutlierDetectionConfig,
 } from '../../policy/upstream/outlier.js';
+import { type ThrottleConfig, validateThrottleConfig } from '../../policy/upstream/throttle-config.js';
 
 /** Options of createFetch and retryInterceptor that put the upstream policies between the retry loop and the wire. */
 export interface UpstreamOptions {
@@ -46,7 +47,14 @@ export interface UpstreamOptions {
    * ConcurrencyBreaker); an attempt over a cap fails at once, never queues. Scoped like `circuitBreaker`.
    */
   limits?: ConcurrencyBreakerConfig | ConcurrencyBreaker;
-  /** Seed of the balancer's and the outlier detector's random draws (default: a random seed). For tests. */
+  /**
+   * Client-side adaptive throttling (SRE book ch. 21): each attempt, first or retry, is refused locally with
+   * probability max(0, (requests − k·accepts) / (requests + 1)) over the last `window`, where only the callee's own
+   * overload answers (429, 503, pushback; not an error relayed from further down) are not accepts. Scoped like
+   * `circuitBreaker`. `{ kind: 'adaptive', k: 2, window: '2m', minRequests: 20 }`.
+   */
+  throttle?: ThrottleConfig;
+  /** Seed of the balancer's, the outlier detector's and the throttle's random draws (default: random). For tests. */
   seed?: number;
 }
 
@@ -56,6 +64,7 @@ export const UPSTREAM_OPTION_KEYS = [
   'outlierDetection',
   'circuitBreaker',
   'limits',
+  'throttle',
   'seed',
 ] as const;
 
@@ -174,7 +183,8 @@ export function upstreamOptionIssues(input: Record<string, unknown>, issues: Con
   const hasEndpoints = input.endpoints !== undefined;
   const endpoints = hasEndpoints ? endpointOrigins(input.endpoints, issues) : undefined;
   for (const key of NEEDS_ENDPOINTS) {
-    if (input[key] !== undefined && !hasEndpoints) {
+    // The seed also seeds the throttle's draws, which need no endpoints.
+    if (input[key] !== undefined && !hasEndpoints && !(key === 'seed' && input.throttle !== undefined)) {
       issues.push({ path: key, message: 'needs endpoints (it chooses among them); without endpoints it does nothing' });
     }
   }
@@ -213,6 +223,7 @@ export function upstreamOptionIssues(input: Record<string, unknown>, issues: Con
       });
     }
   }
+  if (input.throttle !== undefined) validateThrottleConfig(input.throttle, 'throttle', issues);
   const seed = input.seed;
   if (seed !== undefined && !(typeof seed === 'number' && Number.isFinite(seed))) {
     issues.push({ path: 'seed', message: `must be a finite number, got ${shown(seed)}` });

@@ -20,6 +20,7 @@ import {
 import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
 import { type EjectionChange, OutlierDetector, type OutlierStats } from '../../policy/upstream/outlier.js';
 import { GuardPipeline, type GuardTime, type PoolView, RETRY_REFUSED } from '../../policy/upstream/pipeline.js';
+import { AdaptiveThrottle, type ThrottleStats } from '../../policy/upstream/throttle.js';
 import { monotonicNowMs } from '../clock.js';
 import type { RefusedEvent } from '../events.js';
 import type { GuardEvents } from './guard-events.js';
@@ -56,6 +57,8 @@ export interface UpstreamStats {
   limits: ConcurrencyStats | null;
   loadBalancer: ReturnType<Balancer['stats']> | null;
   outlierDetection: OutlierStats | null;
+  /** The adaptive throttle's window and counts; null without one. */
+  throttle: ThrottleStats | null;
   /** Empty without endpoints. */
   endpoints: EndpointStats[];
 }
@@ -82,6 +85,9 @@ export class UpstreamScope {
     nowMs: number,
     /** The client's publisher of guard events (null: nothing published, nothing recorded). */
     readonly events: GuardEvents | null = null,
+    /** The adaptive throttle and the stream it draws from (both or neither). */
+    readonly throttle: AdaptiveThrottle | null = null,
+    throttleDraws: Random | null = null,
   ) {
     this.outlier = outlier;
     // The policies record their changes as data from now on; drain() publishes them.
@@ -98,7 +104,8 @@ export class UpstreamScope {
       // The pool is declared up front: maxEjectionPercent counts endpoints not called yet.
       outlier?.addHosts(endpoints, nowMs);
     }
-    this.pipeline = new GuardPipeline({ breaker, limits, balancer: this.balancer, outlier, pickDraws, outlierDraws });
+    const parts = { breaker, limits, balancer: this.balancer, outlier, pickDraws, outlierDraws };
+    this.pipeline = new GuardPipeline({ ...parts, throttle, throttleDraws });
   }
 
   /** Attempts sent to this upstream by this client (Envoy upstream_rq_total), and of those, retries. */
@@ -147,6 +154,7 @@ export class UpstreamScope {
       limits: this.limits?.stats() ?? null,
       loadBalancer: balancer?.stats() ?? null,
       outlierDetection: outlier?.stats() ?? null,
+      throttle: this.throttle?.stats(nowMs) ?? null,
       endpoints: this.endpoints.map((endpoint, i) => ({
         endpoint,
         ejected: outlier?.isEjected(endpoint, nowMs) ?? false,
@@ -192,7 +200,8 @@ export class Upstreams {
     const perKey =
       endpoints.length === 0 &&
       ((options.circuitBreaker !== undefined && !isBreakerInstance(options.circuitBreaker)) ||
-        (options.limits !== undefined && !isLimitsInstance(options.limits)));
+        (options.limits !== undefined && !isLimitsInstance(options.limits)) ||
+        options.throttle !== undefined);
     if (perKey) {
       this.fixed = null;
       return;
@@ -210,7 +219,8 @@ export class Upstreams {
   /** The upstream policies of a client's options, or null when it has none (the call path then skips them). */
   static from(options: UpstreamOptions, name: string | undefined, events: GuardEvents | null = null): Upstreams | null {
     const o = options;
-    if (o.endpoints === undefined && o.circuitBreaker === undefined && o.limits === undefined) return null;
+    const none = o.endpoints === undefined && o.circuitBreaker === undefined && o.limits === undefined;
+    if (none && o.throttle === undefined) return null;
     return new Upstreams(options, name, events);
   }
 
@@ -262,6 +272,11 @@ export class Upstreams {
     return this.shared.has(policy);
   }
 
+  /** The throttle's draws of scope `name`: forked from the client's seed, so a seeded client draws the same. */
+  private throttleDraws(name: string): Random {
+    return createRandom(this.options.seed ?? randomInt(2 ** 32)).fork(`throttle:${name}`);
+  }
+
   private scope(
     name: string,
     endpoints: readonly string[],
@@ -273,7 +288,22 @@ export class Upstreams {
     const breaker = cb === undefined ? null : isBreakerInstance(cb) ? cb : new CircuitBreaker(cb);
     const limits = l === undefined ? null : isLimitsInstance(l) ? l : new ConcurrencyBreaker(l);
     const lb = this.options.loadBalancer;
-    const s = new UpstreamScope(name, endpoints, breaker, limits, lb, outlier, random, nowMs, this.events);
+    // @ko http-throttle-built
+    const throttle = this.options.throttle === undefined ? null : new AdaptiveThrottle(this.options.throttle);
+    const draws = throttle === null ? null : this.throttleDraws(name);
+    const s = new UpstreamScope(
+      name,
+      endpoints,
+      breaker,
+      limits,
+      lb,
+      outlier,
+      random,
+      nowMs,
+      this.events,
+      throttle,
+      draws,
+    );
     for (const listener of this.listeners) listener.added(s);
     return s;
   }
@@ -294,6 +324,7 @@ export class CallAdmission implements GuardHold {
   /** @internal */ started = false;
   /** @internal */ retried = false;
   /** @internal */ unsent = false;
+  /** @internal */ throttleCounted = false;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null = null;
   /** The attempt admitted last (or refused). */

@@ -32,6 +32,8 @@ export interface ClientSignals {
   circuit_breakers_half_open: number;
   circuit_breaker_opened: number;
   circuit_breaker_rejected: number;
+  /** Attempts the adaptive throttle refused locally, never sent (first attempts and retries alike). */
+  adaptive_throttle_rejected: number;
 }
 
 export interface ClientStats {
@@ -61,6 +63,7 @@ export function clientStats(settings: ClientSettings, nowMs = monotonicNowMs()):
   let ejectionsOverflow = 0;
   let panics = 0;
   const breakers = { open: 0, halfOpen: 0, opened: 0, rejected: 0 };
+  let throttled = 0;
   // A shared instance sits in every scope it was given to (a shared CircuitBreaker beside per-key limits is in each
   // per-key scope): each policy object is counted once, or one breaker that opened once would read as N.
   const seen = new Set<object>();
@@ -82,6 +85,8 @@ export function clientStats(settings: ClientSettings, nowMs = monotonicNowMs()):
       ejections += u.outlierDetection?.ejectionsActive ?? 0;
       ejectionsOverflow += u.outlierDetection?.ejectionsOverflow ?? 0;
     }
+    // @ko http-throttle-stats
+    if (u.throttle !== null && first(scope?.throttle ?? null)) throttled += u.throttle.throttled;
     const b = u.circuitBreaker;
     if (b !== null && first(scope?.breaker ?? null)) {
       const state = STATE_COUNT[b.state];
@@ -111,6 +116,7 @@ export function clientStats(settings: ClientSettings, nowMs = monotonicNowMs()):
       circuit_breakers_half_open: breakers.halfOpen,
       circuit_breaker_opened: breakers.opened,
       circuit_breaker_rejected: breakers.rejected,
+      adaptive_throttle_rejected: throttled,
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Balancer } from '../../policy/upstream/balancer.js';
 import type { CircuitBreaker } from '../../policy/upstream/breaker.js';
 import type { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
 import type { OutlierDetector } from '../../policy/upstream/outlier.js';
+import type { AdaptiveThrottle } from '../../policy/upstream/throttle.js';
 import { monotonicNowMs } from '../clock.js';
 import { SummedSources } from '../telemetry-sum.js';
 import { UPSTREAM_REFUSALS, type UpstreamScope, type UpstreamStats, type Upstreams } from './scopes.js';
@@ -42,6 +43,11 @@ export const UPSTREAM_COUNTERS: ReadonlyArray<[name: string, read: Read, descrip
     'seawall.circuit_breaker.rejected',
     (s) => s.circuitBreaker?.rejected ?? 0,
     'Attempts the circuit breaker failed fast (open or half-open with every probe out)',
+  ],
+  [
+    'seawall.adaptive_throttle.rejected',
+    (s) => s.throttle?.throttled ?? 0,
+    "Attempts the adaptive throttle refused locally (the callee's recent overload answers)",
   ],
   [
     'seawall.outlier_detection.ejections_enforced_total',
@@ -88,8 +94,8 @@ const MONOTONIC = FIELDS.map((_, i) => i < UPSTREAM_COUNTERS.length);
 const NO_FIELDS: number[] = [];
 
 /** What a policy object is, so that its own stats are read (each instrument reads one kind). */
-type Kind = 'breaker' | 'limits' | 'outlier' | 'balancer';
-type Policy = CircuitBreaker | ConcurrencyBreaker | OutlierDetector | Balancer;
+type Kind = 'breaker' | 'limits' | 'outlier' | 'balancer' | 'throttle';
+type Policy = CircuitBreaker | ConcurrencyBreaker | OutlierDetector | Balancer | AdaptiveThrottle;
 
 /** The stats of one policy object, as the part of an UpstreamStats its instruments read (the rest empty). */
 function readPolicy(policy: Policy, kind: Kind, nowMs: number): number[] {
@@ -102,6 +108,7 @@ function readPolicy(policy: Policy, kind: Kind, nowMs: number): number[] {
     limits: null,
     loadBalancer: null,
     outlierDetection: null,
+    throttle: null,
     endpoints: [],
   };
   if (kind === 'breaker') {
@@ -110,6 +117,7 @@ function readPolicy(policy: Policy, kind: Kind, nowMs: number): number[] {
     stats.circuitBreaker = breaker.stats();
   } else if (kind === 'limits') stats.limits = (policy as ConcurrencyBreaker).stats();
   else if (kind === 'outlier') stats.outlierDetection = (policy as OutlierDetector).stats();
+  else if (kind === 'throttle') stats.throttle = (policy as AdaptiveThrottle).stats(nowMs);
   else stats.loadBalancer = (policy as Balancer).stats();
   return FIELDS.map(([, read]) => read(stats));
 }
@@ -212,6 +220,7 @@ function policiesOf(scope: UpstreamScope): Array<[Policy, Kind]> {
   if (scope.limits !== null) out.push([scope.limits, 'limits']);
   if (scope.outlier !== null) out.push([scope.outlier, 'outlier']);
   if (scope.balancer !== null) out.push([scope.balancer, 'balancer']);
+  if (scope.throttle !== null) out.push([scope.throttle, 'throttle']);
   return out;
 }
 

@@ -6,7 +6,8 @@ import type { ConcurrencyPermit } from './concurrency.js';
 /**
  * Why an attempt was refused before any network I/O (the policy's `shed-locally` outcome): the circuit breaker is open
  * or its half-open probes are all out, a concurrency cap is reached (Envoy's circuit_breakers), or every endpoint is
- * ejected with the panic threshold at 0 (Envoy's "no healthy upstream").
+ * ejected with the panic threshold at 0 (Envoy's "no healthy upstream"), or the adaptive throttle drew a local
+ * refusal (`throttled`: the callee has been answering "too much").
  */
 export type UpstreamRefusal =
   | 'breaker-open'
@@ -14,7 +15,8 @@ export type UpstreamRefusal =
   | 'max-pending'
   | 'max-requests'
   | 'max-retries'
-  | 'no-healthy-endpoint';
+  | 'no-healthy-endpoint'
+  | 'throttled';
 
 export const UPSTREAM_REFUSALS: readonly UpstreamRefusal[] = [
   'breaker-open',
@@ -23,6 +25,7 @@ export const UPSTREAM_REFUSALS: readonly UpstreamRefusal[] = [
   'max-requests',
   'max-retries',
   'no-healthy-endpoint',
+  'throttled',
 ];
 
 export function zeroRefusals(): Record<UpstreamRefusal, number> {
@@ -49,6 +52,8 @@ export interface GuardHold {
   retried: boolean;
   /** Admitted with a pool view, not yet reported sent (GuardPipeline.sent): not counted in upstream_rq_total yet. */
   unsent: boolean;
+  /** The attempt in flight was counted sent by the adaptive throttle, which will hear how it ended. */
+  throttleCounted: boolean;
   /** Why the last attempt or retry was refused, if it was. */
   refusal: UpstreamRefusal | null;
 }

@@ -27,6 +27,7 @@ function hold(): GuardHold {
     started: false,
     retried: false,
     unsent: false,
+    throttleCounted: false,
     refusal: null,
   };
 }

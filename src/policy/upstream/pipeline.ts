@@ -8,6 +8,7 @@ import { type BreakerRejectReason, breakerReportOf, type CircuitBreaker } from '
 import type { ConcurrencyBreaker, OverflowReason } from './concurrency.js';
 import { type GuardHold, type UpstreamRefusal, zeroRefusals } from './hold.js';
 import type { OutlierDetector } from './outlier.js';
+import type { AdaptiveThrottle } from './throttle.js';
 
 /** afterOutcome(): the call stops (RetryCall.stopReason says why). */
 export const RETRY_STOPPED = -1;
@@ -32,6 +33,9 @@ export interface GuardParts {
   readonly pickDraws: Random | null;
   /** The detector's enforcement draws (onResult and the sweep); null without a balancer. */
   readonly outlierDraws: Random | null;
+  /** The adaptive throttle (absent or null: none) and its draws (required with one). */
+  readonly throttle?: AdaptiveThrottle | null;
+  readonly throttleDraws?: Random | null;
 }
 
 /**
@@ -64,6 +68,7 @@ function overflow(reason: OverflowReason): UpstreamRefusal {
  * One upstream's guards as one sans-I/O state machine, shared by the HTTP client and the simulator.
  *
  * Admission of an attempt (admit), in this order, the first refusal ending it:
+ *   0. adaptive throttle  admit     refused: throttled (counted a request; nothing else is asked)
  *   1. circuit breaker  tryAcquire     refused: breaker-open | breaker-half-open-full
  *   2. endpoint pick    Balancer.pick  refused: no-healthy-endpoint          (the breaker's permit is cancelled)
  *   3. limits           'request' slot if a connection is free, else 'pending' (Envoy: a request is pending only
@@ -82,6 +87,7 @@ export class GuardPipeline {
   readonly limits: ConcurrencyBreaker | null;
   readonly balancer: Balancer | null;
   readonly outlier: OutlierDetector | null;
+  readonly throttle: AdaptiveThrottle | null;
   /** Attempts sent (Envoy upstream_rq_total), and of those, retries (upstream_rq_retry); refused ones never count. */
   attempts = 0;
   retries = 0;
@@ -89,6 +95,7 @@ export class GuardPipeline {
   readonly refused = zeroRefusals();
   private readonly pickDraws: Random | null;
   private readonly outlierDraws: Random | null;
+  private readonly throttleDraws: Random | null;
   /**
    * The balancer has a choice to make (several endpoints, or a detector that can eject the one there is). Without
    * one the pick is always 0; the simulator's summary then has no balancer block.
@@ -106,13 +113,16 @@ export class GuardPipeline {
     this.outlier = parts.outlier;
     this.pickDraws = parts.pickDraws;
     this.outlierDraws = parts.outlierDraws;
+    this.throttle = parts.throttle ?? null;
+    this.throttleDraws = parts.throttleDraws ?? null;
+    if (this.throttle !== null && this.throttleDraws === null) throw new TypeError('a throttle needs its draws');
     const balancer = parts.balancer;
     this.choice = balancer !== null && (balancer.endpoints.length > 1 || parts.outlier !== null);
     const cfg = parts.outlier?.config;
     const between = (percent: number) => percent > 0 && percent < 100;
     this.resultDraws =
       cfg !== undefined && (between(cfg.enforcingConsecutive5xx) || between(cfg.enforcingConsecutiveGatewayFailure));
-    this.guarded = parts.breaker !== null || parts.limits !== null || parts.outlier !== null;
+    this.guarded = parts.breaker !== null || parts.limits !== null || parts.outlier !== null || this.throttle !== null;
   }
 
   /**
@@ -123,6 +133,11 @@ export class GuardPipeline {
    * (`hold.refusal` says why); it holds nothing.
    */
   admit(hold: GuardHold, time: GuardTime, attempt: number, pool: PoolView | null): boolean {
+    const throttle = this.throttle;
+    // @ko throttle-asked
+    if (throttle !== null && !throttle.admit(time.nowMs, this.throttleDraws as Random)) {
+      return this.refuse(hold, 'throttled');
+    }
     // @ko http-breaker-asked
     const breaker = this.breaker;
     if (breaker !== null) {
@@ -199,6 +214,12 @@ export class GuardPipeline {
     }
     this.attempts++;
     if (hold.retried) this.retries++;
+    const throttle = this.throttle;
+    if (throttle !== null) {
+      // @ko throttle-counts-sent
+      throttle.sent();
+      hold.throttleCounted = true;
+    }
     return true;
   }
 
@@ -234,6 +255,11 @@ export class GuardPipeline {
       }
     }
     if (!this.guarded) return;
+    if (hold.throttleCounted) {
+      hold.throttleCounted = false;
+      // @ko throttle-hears-end
+      (this.throttle as AdaptiveThrottle).ended(time.nowMs, outcome);
+    }
     const permit = hold.breakerPermit;
     if (permit !== null) {
       hold.breakerPermit = null;
@@ -263,8 +289,9 @@ export class GuardPipeline {
 
   /** The call is over: an attempt still out ends as aborted, a held retry slot is freed. Safe to call more than once. */
   callEnded(hold: GuardHold, time: GuardTime): void {
-    if (hold.started || hold.breakerPermit !== null || hold.slot !== null) this.attemptEnded(hold, ABORTED, time);
-    else this.releaseRetry(hold);
+    if (hold.started || hold.breakerPermit !== null || hold.slot !== null || hold.throttleCounted) {
+      this.attemptEnded(hold, ABORTED, time);
+    } else this.releaseRetry(hold);
   }
 
   /** Runs what is due at `nowMs`: the detector's interval sweep, the breaker's open -> half-open change. */

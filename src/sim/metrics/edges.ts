@@ -4,6 +4,7 @@ import type { BalancerStats } from '../../policy/upstream/balancer.js';
 import type { BreakerStats } from '../../policy/upstream/breaker.js';
 import type { ConcurrencyStats } from '../../policy/upstream/concurrency.js';
 import type { OutlierStats } from '../../policy/upstream/outlier-types.js';
+import type { ThrottleCounts } from '../../policy/upstream/throttle.js';
 import type { EdgeRuntime, ServiceRuntime } from '../model/records.js';
 import type { ModelSpec } from '../scenario/types.js';
 import type { Metrics } from './collector.js';
@@ -59,6 +60,15 @@ export interface EdgeSummary {
     ejectionsActiveMax: number;
     /** Per 1 s bin, at its end: hosts ejected, summed over caller instances (the seed's alert signal). */
     ejectionsActive: number[];
+  };
+  /** The adaptive throttle (when the edge has one), summed over caller instances. */
+  throttle?: {
+    /** Attempts refused locally (the throttle's draw), never sent. */
+    throttled: number;
+    /** Attempts the throttle let through and counted sent. */
+    sent: number;
+    /** Of those, ended with the callee's own overload answer (429, 503, pushback; relayed errors do not count). */
+    rejected: number;
   };
   loadBalancer?: {
     /** Picks made with ejections ignored (Envoy lb_healthy_panic). */
@@ -146,6 +156,11 @@ export function edgeSummaries(
         ejectionsActiveMax: Math.max(0, ...active),
         ejectionsActive: active,
       };
+    }
+    const throttles = edges.flatMap((e) => (e.guards.throttle === null ? [] : [e.guards.throttle.counts()]));
+    if (throttles.length > 0) {
+      const t = (key: keyof ThrottleCounts) => sum(throttles, key);
+      summary.throttle = { throttled: t('throttled'), sent: t('sent'), rejected: t('rejected') };
     }
     const hosts = services.find((s) => s.spec.name === spec.to)?.instances.length ?? 1;
     if (hosts > 1 || detectors.length > 0) {

@@ -6,6 +6,7 @@ import { CircuitBreaker } from '../../policy/upstream/breaker.js';
 import { ConcurrencyBreaker } from '../../policy/upstream/concurrency.js';
 import { OutlierDetector } from '../../policy/upstream/outlier.js';
 import { GuardPipeline, type GuardTime } from '../../policy/upstream/pipeline.js';
+import { AdaptiveThrottle } from '../../policy/upstream/throttle.js';
 import type { Metrics } from '../metrics/collector.js';
 import type { EdgeSpec } from '../scenario/types.js';
 import type { Call, EdgeGuards, EdgeRuntime, Instance, ServiceRuntime } from './records.js';
@@ -43,7 +44,11 @@ export function buildGuards(
   const limits = spec?.limits == null ? null : new ConcurrencyBreaker(spec.limits);
   const pickDraws = lb.kind === 'p2c' ? fork('lb') : null;
   const outlierDraws = detector === null ? null : fork('outlier');
-  const pipeline = new GuardPipeline({ breaker, limits, balancer, outlier: detector, pickDraws, outlierDraws });
+  // @ko sim-throttle-built
+  const throttle = spec?.throttle === undefined ? null : new AdaptiveThrottle(spec.throttle);
+  const throttleDraws = throttle === null ? null : fork('throttle');
+  const parts = { breaker, limits, balancer, outlier: detector, pickDraws, outlierDraws, throttle, throttleDraws };
+  const pipeline = new GuardPipeline(parts);
   return {
     pipeline,
     balancer,
@@ -51,6 +56,7 @@ export function buildGuards(
     breaker,
     limits,
     detector,
+    throttle,
     // With a choice to make, the run summary reports the balancer's block, with the attempts each instance got.
     sentByHostWindow: pipeline.choice ? new Float64Array(n * (windowCount + 1)) : null,
   };

@@ -10,6 +10,7 @@ import type { ConcurrencyBreaker, ConcurrencyPermit } from '../../policy/upstrea
 import type { GuardHold, UpstreamRefusal } from '../../policy/upstream/hold.js';
 import type { OutlierDetector } from '../../policy/upstream/outlier.js';
 import type { GuardPipeline } from '../../policy/upstream/pipeline.js';
+import type { AdaptiveThrottle } from '../../policy/upstream/throttle.js';
 import type { ErrorSpec, ServiceSpec, TrafficSpec } from '../scenario/types.js';
 import type { Sampler } from './distributions.js';
 
@@ -104,6 +105,7 @@ export class Call implements GuardHold {
   started = false;
   retried = false;
   unsent = false;
+  throttleCounted = false;
   refusal: UpstreamRefusal | null = null;
 
   constructor(
@@ -156,6 +158,7 @@ export interface EdgeGuards {
   readonly breaker: CircuitBreaker | null;
   readonly limits: ConcurrencyBreaker | null;
   readonly detector: OutlierDetector | null;
+  readonly throttle: AdaptiveThrottle | null;
   /**
    * Attempts sent to each callee instance, per window and in total: [instance × (windows + 1) + w], the total last;
    * null when the balancer has no choice (one instance, no detector): the summary has no balancer block then.

@@ -10,6 +10,7 @@ import {
   resolveOutlierDetectionConfig,
   validateOutlierDetectionConfig,
 } from '../../policy/upstream/outlier-config.js';
+import { validateThrottleConfig } from '../../policy/upstream/throttle-config.js';
 import { joinKey, noServiceNamed, type Problem } from './errors.js';
 import { edgeKey, parseEdgeKey } from './merge.js';
 import type { EdgeSpec, ServiceSpec } from './types.js';
@@ -22,6 +23,7 @@ export const EDGE_KEYS = [
   'limits',
   'outlierDetection',
   'loadBalancer',
+  'throttle',
 ] as const;
 
 export function fromConfigIssues(issues: readonly ConfigIssue[]): Problem[] {
@@ -51,7 +53,9 @@ function guard<T extends object>(
   return issues.length === 0 ? (value as T) : null;
 }
 
-type Guards = Pick<EdgeSpec, 'circuitBreaker' | 'limits' | 'outlierDetection' | 'loadBalancer'>;
+type Guards = Pick<EdgeSpec, 'circuitBreaker' | 'limits' | 'outlierDetection' | 'loadBalancer'> & {
+  throttle: NonNullable<EdgeSpec['throttle']> | null;
+};
 
 function readGuards(block: Record<string, unknown>, path: string, problems: Problem[]): Guards {
   const issues: ConfigIssue[] = [];
@@ -71,6 +75,7 @@ function readGuards(block: Record<string, unknown>, path: string, problems: Prob
       validateOutlierDetectionConfig,
       problems,
     ),
+    throttle: guard(block.throttle, joinKey(path, 'throttle'), validateThrottleConfig, problems),
     // A plain copy: the validator's answer may be frozen, and the spec crosses to worker threads.
     loadBalancer: {
       kind: loadBalancer?.kind ?? 'round-robin',
@@ -83,6 +88,7 @@ const NO_GUARDS: Guards = Object.freeze({
   circuitBreaker: null,
   limits: null,
   outlierDetection: null,
+  throttle: null,
   loadBalancer: Object.freeze({ kind: 'round-robin' as const, panicThreshold: DEFAULT_PANIC_THRESHOLD }),
 });
 
@@ -169,12 +175,13 @@ export function resolveEdgeBlock(
       limits,
       outlierDetection,
       loadBalancer,
+      throttle,
       ...policy
     } = block as Record<string, unknown>;
     // @ko sim-edge-without-seawall
     seawall = seawall && readFlag(edgeSeawall, joinKey(path, 'seawall'), problems) !== false;
     oneLayer = readFlag(edgeOneLayer, joinKey(path, 'oneLayer'), problems) !== false;
-    guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer }, path, problems);
+    guards = readGuards({ circuitBreaker, limits, outlierDetection, loadBalancer, throttle }, path, problems);
     if (guards.outlierDetection !== null) onDetector(guards.outlierDetection);
     // The variant's `ownership` applies to every Seawall hop that does not set its own.
     config = ownership !== undefined && seawall && policy.ownership === undefined ? { ...policy, ownership } : policy;
@@ -237,6 +244,8 @@ export function resolveEdges(
         limits: guards.limits,
         outlierDetection: guards.outlierDetection,
         loadBalancer: { ...guards.loadBalancer },
+        // Only when configured: an edge without one is the same spec as before the throttle existed.
+        ...(guards.throttle === null ? {} : { throttle: guards.throttle }),
       });
     }
   }

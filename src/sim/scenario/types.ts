@@ -6,6 +6,7 @@ import type { ResolvedLoadBalancerConfig } from '../../policy/upstream/balancer.
 import type { CircuitBreakerConfig } from '../../policy/upstream/breaker-config.js';
 import type { ConcurrencyBreakerConfig } from '../../policy/upstream/concurrency.js';
 import type { OutlierDetectionConfig } from '../../policy/upstream/outlier-config.js';
+import type { ThrottleConfig } from '../../policy/upstream/throttle-config.js';
 import type { DistSpec } from '../model/distributions.js';
 
 export type { DistSpec };
@@ -70,6 +71,8 @@ export interface EdgeSpec {
   outlierDetection: OutlierDetectionConfig | null;
   /** How each attempt picks a callee instance (Balancer); round-robin with Envoy's panic threshold by default. */
   loadBalancer: ResolvedLoadBalancerConfig;
+  /** Client-side adaptive throttling (AdaptiveThrottle) per caller instance and edge; absent when the edge has none. */
+  throttle?: ThrottleConfig;
 }
 
 /** A change that holds over [startMs, endMs). */

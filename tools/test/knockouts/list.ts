@@ -25,6 +25,7 @@ import { REPORT_KNOCKOUTS } from './report.js';
 import { REPORT2_KNOCKOUTS } from './report2.js';
 import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
+import { THROTTLE_KNOCKOUTS } from './throttle.js';
 
 const PER_TRY_CAP = 'return deadlineMs === null ? perTryMs : Math.min(perTryMs, deadlineMs - nowMs);';
 const FLOOR = 'if (hint.delayMs > waitMs) waitMs = hint.delayMs;';
@@ -400,4 +401,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...SIM_BOUNDS_KNOCKOUTS,
   ...EVENTS2_KNOCKOUTS,
   ...ALGORITHM_KNOCKOUTS,
+  ...THROTTLE_KNOCKOUTS,
 ];
