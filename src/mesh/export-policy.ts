@@ -2,6 +2,7 @@
 
 import { DEFAULT_RETRY_AFTER_MS } from '../policy/admission/shed-config.js';
 import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/retry/budget.js';
+import { describeBudget, describeRetryBreaker } from '../policy/retry/describe.js';
 import { DEFAULT_RETRY_RATIO } from '../policy/retry/ratio-budget.js';
 import { retriesAtOneLayer } from '../policy/retry/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry/retry-config.js';
@@ -95,10 +96,25 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
       `a classic circuit breaker (one open state for the whole upstream) has no Envoy or Istio setting; not written (the simulator runs this call without it). The closest is outlier detection with consecutive_5xx ${threshold} and base_ejection_time ${cb.breakDurationMs} ms: it ejects hosts one by one, within maxEjectionPercent`,
     );
   }
+  // @ko mesh-export-reports-retry-breaker
+  if (attempts > 1 && c.retryBreaker !== null) {
+    warn(
+      'dropped',
+      'retryBreaker',
+      `the ${describeRetryBreaker(c.retryBreaker)} has no Envoy or Istio setting; not written (outlier detection ejects hosts, it does not stop retries)`,
+    );
+  }
   let budget: ExportEdge['budget'] = null;
   const b = c.budget;
   if (attempts > 1 && b !== null && b.kind !== 'none') {
-    if (b.kind === 'percent')
+    // @ko mesh-export-reports-time-budgets
+    if (b.kind === 'rate' || b.kind === 'deposit-bucket')
+      warn(
+        'dropped',
+        'budget',
+        `the ${describeBudget(b)} has no Envoy or Istio setting; not written (the mesh's retry budget caps retries in flight, not retries ${b.kind === 'rate' ? 'per second' : 'per call'}), so the mesh retries without a budget here`,
+      );
+    else if (b.kind === 'percent')
       budget = {
         percent: b.percent ?? DEFAULT_BUDGET_PERCENT,
         minConcurrency: b.minConcurrency ?? DEFAULT_MIN_RETRY_CONCURRENCY,
