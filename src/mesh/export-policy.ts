@@ -2,6 +2,7 @@
 
 import { DEFAULT_RETRY_AFTER_MS } from '../policy/admission/shed-config.js';
 import { DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../policy/retry/budget.js';
+import { describeBudget, describeRetryBreaker } from '../policy/retry/describe.js';
 import { DEFAULT_RETRY_RATIO } from '../policy/retry/ratio-budget.js';
 import { retriesAtOneLayer } from '../policy/retry/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../policy/retry/retry-config.js';
@@ -105,10 +106,25 @@ export function exportEdge(edge: ScenarioEdge, variant: ScenarioVariantView, war
       `client-side adaptive throttling has no Envoy or Istio setting with its meaning; not written (the simulator runs this call without it). Envoy's admission_control filter has the same formula with sr_threshold ${Math.round(100 / k)}% (1/k), but it sits in the listener's filter chain: it sees each request once, before the router's retries, for every upstream together, and judges success by status ranges, so a 503 relayed from further down counts against this callee`,
     );
   }
+  // @ko mesh-export-reports-retry-breaker
+  if (attempts > 1 && c.retryBreaker !== null) {
+    warn(
+      'dropped',
+      'retryBreaker',
+      `the ${describeRetryBreaker(c.retryBreaker)} has no Envoy or Istio setting; not written (outlier detection ejects hosts, it does not stop retries)`,
+    );
+  }
   let budget: ExportEdge['budget'] = null;
   const b = c.budget;
   if (attempts > 1 && b !== null && b.kind !== 'none') {
-    if (b.kind === 'percent')
+    // @ko mesh-export-reports-time-budgets
+    if (b.kind === 'rate' || b.kind === 'deposit-bucket')
+      warn(
+        'dropped',
+        'budget',
+        `the ${describeBudget(b)} has no Envoy or Istio setting; not written (the mesh's retry budget caps retries in flight, not retries ${b.kind === 'rate' ? 'per second' : 'per call'}), so the mesh retries without a budget here`,
+      );
+    else if (b.kind === 'percent')
       budget = {
         percent: b.percent ?? DEFAULT_BUDGET_PERCENT,
         minConcurrency: b.minConcurrency ?? DEFAULT_MIN_RETRY_CONCURRENCY,

@@ -81,8 +81,12 @@ export {
 } from './retry/backoff.js';
 export {
   type BudgetConfig,
+  DepositBucket,
+  type DepositBucketOptions,
   PercentBudget,
   type PercentBudgetOptions,
+  RateBudget,
+  type RateBudgetOptions,
   RatioBudget,
   type RatioBudgetOptions,
   type RetryBudget,
@@ -100,6 +104,7 @@ export {
   type SafetyTraits,
 } from './retry/classify.js';
 export { RetryPolicy, type RetryPolicyOptions } from './retry/retry.js';
+export type { RetryBreakerConfig } from './retry/retry-breaker.js';
 export type { AttemptPlan, RetryCall } from './retry/retry-call.js';
 export type { ResolvedRetryConfig, RetryPolicyConfig } from './retry/retry-config.js';
 export type { RetryStats } from './retry/retry-stats.js';

@@ -3,8 +3,7 @@
 import { validateLoadShedderConfig } from '../policy/admission/shed.js';
 import type { ConfigIssue } from '../policy/core/config-error.js';
 import type { ResolvedBackoff } from '../policy/retry/backoff.js';
-import type { BudgetConfig } from '../policy/retry/budget.js';
-import { DEFAULT_BUDGET_PERCENT } from '../policy/retry/budget.js';
+import { describeBudget, describeRetryBreaker } from '../policy/retry/describe.js';
 import { retriesAtOneLayer } from '../policy/retry/retry-call.js';
 import { validateRetryConfig } from '../policy/retry/retry-config.js';
 import { serviceDepths } from '../sim/metrics/summary.js';
@@ -49,13 +48,6 @@ function backoffLine(backoff: ResolvedBackoff): string {
     default:
       return `${backoff.kind.replace(/-/g, ' ')} backoff ${shortDuration(backoff.baseMs)}–${shortDuration(backoff.capMs)}`;
   }
-}
-
-function budgetLine(budget: BudgetConfig | null): string {
-  if (budget === null || budget.kind === 'none') return 'no retry budget';
-  if (budget.kind === 'token-bucket') return `budget ${budget.maxTokens} tokens / ${budget.tokenRatio}`;
-  if (budget.kind === 'percent') return `budget ${budget.percent ?? DEFAULT_BUDGET_PERCENT} % of calls`;
-  return 'ratio budget';
 }
 
 /** Depth of each service from the traffic entries (the simulator's own measure); unreachable: the deepest + 1. */
@@ -120,7 +112,8 @@ export function topologyOf(model: ModelSpec): Topology {
       lines.push(`${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}${perTry}`);
       if (config.maxAttempts > 1) {
         lines.push(backoffLine(config.backoff));
-        lines.push(budgetLine(config.budget));
+        lines.push(describeBudget(config.budget));
+        if (config.retryBreaker !== null) lines.push(describeRetryBreaker(config.retryBreaker));
       }
     }
     if (!e.seawall) lines.push('no hop headers');

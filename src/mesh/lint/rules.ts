@@ -2,6 +2,7 @@
 
 import { type BudgetConfig, DEFAULT_BUDGET_PERCENT, DEFAULT_MIN_RETRY_CONCURRENCY } from '../../policy/retry/budget.js';
 import { REPLAY_SAFE_5XX } from '../../policy/retry/classify.js';
+import { resolveDepositBucket } from '../../policy/retry/deposit-bucket.js';
 import { DEFAULT_RETRY_RATIO } from '../../policy/retry/ratio-budget.js';
 import { retriesAtOneLayer } from '../../policy/retry/retry-call.js';
 import { type ResolvedRetryConfig, validateRetryConfig } from '../../policy/retry/retry-config.js';
@@ -69,10 +70,20 @@ export function budgetFloor(budget: BudgetConfig | null, limits: unknown): Resol
   return minConcurrency >= 1 ? { minConcurrency, percent } : null;
 }
 
-/** B of a budget: token bucket tokenRatio (gRPC A6), Envoy percent / 100, ratio budget's ratio. */
+/**
+ * B of a budget: token bucket tokenRatio (gRPC A6), Envoy percent / 100, ratio budget's ratio, a deposit bucket's
+ * deposit / cost. A rate budget caps retries a second, not a share of calls: it is not analysed here, and counts as
+ * a budget that lets every attempt through (Infinity), the worst case at low traffic.
+ */
 export function budgetShare(budget: BudgetConfig | null, limits: unknown): number | null {
   if (budget !== null && budget.kind !== 'none') {
     if (budget.kind === 'token-bucket') return budget.tokenRatio;
+    // @ko lint-deposit-bucket-share
+    if (budget.kind === 'deposit-bucket') {
+      const { deposit, cost } = resolveDepositBucket(budget);
+      return deposit / cost;
+    }
+    if (budget.kind === 'rate') return Number.POSITIVE_INFINITY;
     if (budget.kind === 'percent') return (budget.percent ?? DEFAULT_BUDGET_PERCENT) / 100;
     return budget.ratio ?? DEFAULT_RETRY_RATIO;
   }

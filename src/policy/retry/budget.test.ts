@@ -399,7 +399,7 @@ describe('createBudget', () => {
 
   it('throws a ConfigError for an unknown kind or invalid options', () => {
     expect(issuesOf(() => createBudget({ kind: 'leaky' } as unknown as BudgetConfig))).toEqual([
-      { path: 'budget.kind', message: 'must be one of token-bucket, percent, ratio, none' },
+      { path: 'budget.kind', message: 'must be one of token-bucket, percent, ratio, rate, deposit-bucket, none' },
     ]);
     expect(() => createBudget({ kind: 'token-bucket', maxTokens: 0, tokenRatio: 1 })).toThrow(ConfigError);
   });

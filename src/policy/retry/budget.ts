@@ -1,6 +1,13 @@
-// Retry budgets: gRPC A6 token bucket, Envoy percent-of-active budget, the ratio budget, none; their config validation.
+// Retry budgets (gRPC A6 token bucket, Envoy percent, ratio, rate, Brooker's deposit bucket, none); config validation.
 
 import { ConfigError, type ConfigIssue, joinPath } from '../core/config-error.js';
+import {
+  DepositBucket,
+  type DepositBucketOptions,
+  depositBucketIssues,
+  resolveDepositBucket,
+} from './deposit-bucket.js';
+import { defaultRateBurst, RateBudget, type RateBudgetOptions, rateBudgetIssues } from './rate-budget.js';
 import {
   DEFAULT_MIN_RETRIES_PER_SEC,
   DEFAULT_RETRY_RATIO,
@@ -9,15 +16,23 @@ import {
   ratioBudgetIssues,
 } from './ratio-budget.js';
 
-export { RatioBudget, type RatioBudgetOptions };
+export {
+  DepositBucket,
+  type DepositBucketOptions,
+  RateBudget,
+  type RateBudgetOptions,
+  RatioBudget,
+  type RatioBudgetOptions,
+};
 
 /** What RetryPolicy talks to. Every method is O(1) and allocation-free. */
 export interface RetryBudget {
-  readonly kind: 'token-bucket' | 'percent' | 'ratio' | 'none';
-  /** Token bucket: +tokenRatio. Percent: no-op. */
-  recordSuccess(): void;
+  readonly kind: BudgetConfig['kind'];
+  /** Token bucket: +tokenRatio. Percent: no-op. `nowMs`: when the outcome came (the retry breaker's window; omitted,
+   * the latest time it saw). */
+  recordSuccess(nowMs?: number): void;
   /** Token bucket: −1 token (record first, then test the threshold, as C-core does). Percent: no-op. */
-  recordFailure(): void;
+  recordFailure(nowMs?: number): void;
   /** Percent budget: one more active request. Ratio: a deposit. Token bucket: no-op. */
   callStarted(nowMs: number): void;
   /** Percent budget: one fewer active request (never below 0). Token bucket: no-op. */
@@ -44,7 +59,12 @@ export type BudgetConfig =
   | { kind: 'token-bucket'; maxTokens: number; tokenRatio: number }
   | { kind: 'percent'; percent?: number; minConcurrency?: number }
   | ({ kind: 'ratio' } & RatioBudgetOptions)
+  | ({ kind: 'rate' } & RateBudgetOptions)
+  | ({ kind: 'deposit-bucket' } & DepositBucketOptions)
   | { kind: 'none' };
+
+/** The kinds, as messages list them. */
+const KINDS_TEXT = 'token-bucket, percent, ratio, rate, deposit-bucket, none';
 
 const MILLI = 1000;
 /** gRPC A6: maxTokens must be in (0, 1000]. */
@@ -283,6 +303,8 @@ const KEYS: Readonly<Record<string, readonly string[]>> = {
   'token-bucket': ['kind', 'maxTokens', 'tokenRatio'],
   percent: ['kind', 'percent', 'minConcurrency'],
   ratio: ['kind', 'ratio', 'minRetriesPerSec', 'ttl'],
+  rate: ['kind', 'perSecond', 'burst'],
+  'deposit-bucket': ['kind', 'deposit', 'cost', 'maxTokens', 'startFull'],
   none: ['kind'],
 };
 
@@ -293,13 +315,13 @@ const KEYS: Readonly<Record<string, readonly string[]>> = {
 export function validateBudgetConfig(input: unknown, path: string, issues: ConfigIssue[]): BudgetConfig | undefined {
   if (input === false || input === null || input === undefined) return { kind: 'none' };
   if (typeof input !== 'object' || Array.isArray(input)) {
-    issues.push({ path, message: 'must be an object with kind token-bucket, percent, ratio or none, or false' });
+    issues.push({ path, message: `must be an object with kind ${KINDS_TEXT}, or false` });
     return undefined;
   }
   const o = input as Record<string, unknown>;
   const allowed = typeof o.kind === 'string' && Object.hasOwn(KEYS, o.kind) ? KEYS[o.kind] : undefined;
   if (allowed === undefined) {
-    issues.push({ path: joinPath(path, 'kind'), message: 'must be one of token-bucket, percent, ratio, none' });
+    issues.push({ path: joinPath(path, 'kind'), message: `must be one of ${KINDS_TEXT}` });
     return undefined;
   }
   const before = issues.length;
@@ -308,6 +330,8 @@ export function validateBudgetConfig(input: unknown, path: string, issues: Confi
   }
   if (o.kind === 'token-bucket') tokenBucketIssues(o, path, issues);
   else if (o.kind === 'percent') percentBudgetIssues(o, path, issues);
+  else if (o.kind === 'rate') rateBudgetIssues(o, path, issues);
+  else if (o.kind === 'deposit-bucket') depositBucketIssues(o, path, issues);
   // @eq budget-ttlms-kind-ratio-ratiobudgetissues
   const ttlMs = o.kind === 'ratio' ? ratioBudgetIssues(o, path, issues) : undefined;
   if (issues.length > before) return undefined;
@@ -322,6 +346,12 @@ export function validateBudgetConfig(input: unknown, path: string, issues: Confi
   if (o.kind === 'token-bucket') {
     return { kind: 'token-bucket', maxTokens: o.maxTokens as number, tokenRatio: o.tokenRatio as number };
   }
+  if (o.kind === 'rate') {
+    const perSecond = o.perSecond as number;
+    return { kind: 'rate', perSecond, burst: (o.burst as number | undefined) ?? defaultRateBurst(perSecond) };
+  }
+  if (o.kind === 'deposit-bucket')
+    return { kind: 'deposit-bucket', ...resolveDepositBucket(o as DepositBucketOptions) };
   if (o.kind === 'percent') {
     return {
       kind: 'percent',
@@ -342,9 +372,13 @@ export function createBudget(config: BudgetConfig | false | null | undefined): R
       return new PercentBudget(config);
     case 'ratio':
       return new RatioBudget(config);
+    case 'rate':
+      return new RateBudget(config);
+    case 'deposit-bucket':
+      return new DepositBucket(config);
     case 'none':
       return new NoBudget();
     default:
-      throw new ConfigError([{ path: 'budget.kind', message: 'must be one of token-bucket, percent, ratio, none' }]);
+      throw new ConfigError([{ path: 'budget.kind', message: `must be one of ${KINDS_TEXT}` }]);
   }
 }

@@ -244,8 +244,8 @@ export class RetryCall {
       this.lastClaim = 'absent';
     }
     const verdict = classifyOutcome(outcome, this.retryOnOverride ?? config.retryOn, this);
-    if (verdict.budget === 'success') this.budget.recordSuccess();
-    else if (verdict.budget === 'failure') this.budget.recordFailure();
+    if (verdict.budget === 'success') this.budget.recordSuccess(nowMs);
+    else if (verdict.budget === 'failure') this.budget.recordFailure(nowMs);
     if (verdict.reason === 'success') return this.stop('succeeded');
     if (verdict.reason === 'aborted') return this.stop('aborted');
 
@@ -255,7 +255,7 @@ export class RetryCall {
       const pushback = parseGrpcPushback(outcome.pushbackMs);
       if (pushback.kind === 'stop') {
         // gRPC A6: a "do not retry" pushback counts as a failure for throttling.
-        if (verdict.budget !== 'failure') this.budget.recordFailure();
+        if (verdict.budget !== 'failure') this.budget.recordFailure(nowMs);
         return this.stop('server-pushback');
       }
       // @eq retry-call-pushback-kind-retry-pushbackms

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_RETRY_AFTER_MS } from '../hop/retry-after.js';
 import { type BackoffConfig, type ResolvedBackoff, validateBackoffConfig } from './backoff.js';
 import { type BudgetConfig, validateBudgetConfig } from './budget.js';
 import { compileRetryOn, DEFAULT_RETRY_ON, type RetryCondition, type RetryOnSet } from './classify.js';
+import { type ResolvedRetryBreaker, type RetryBreakerConfig, validateRetryBreaker } from './retry-breaker.js';
 import { callDeadlineMs } from './retry-facts.js';
 
 /** RetryPolicy's config. The same keys are used in TypeScript and in scenario YAML. */
@@ -18,6 +19,11 @@ export interface RetryPolicyConfig {
   backoff?: BackoffConfig;
   /** Retry budget shared by every call through this policy, per upstream (default token bucket 10 / 0.1). `false` = none. */
   budget?: BudgetConfig | false;
+  /**
+   * No retries while this caller's own failure rate over a window is above a threshold (Brooker's retry circuit
+   * breaker); first attempts always go. Per upstream, beside the budget. Default none; `false` = none.
+   */
+  retryBreaker?: RetryBreakerConfig | false;
   /** Outcomes that may be retried (default connect-failure, reset, timeout, 429, 502, 503, 504). */
   retryOn?: RetryCondition[];
   /** Treat `Retry-After` / `grpc-retry-pushback-ms` as a floor on the wait (default true). */
@@ -48,6 +54,7 @@ export interface ResolvedRetryConfig {
   readonly perTryTimeoutMs: number;
   readonly backoff: ResolvedBackoff;
   readonly budget: BudgetConfig | null;
+  readonly retryBreaker: ResolvedRetryBreaker | null;
   readonly retryOn: RetryOnSet;
   readonly honorRetryAfter: boolean;
   readonly maxRetryAfterMs: number;
@@ -73,6 +80,7 @@ const KNOWN_KEYS = new Set([
   'perTryTimeout',
   'backoff',
   'budget',
+  'retryBreaker',
   'retryOn',
   'honorRetryAfter',
   'maxRetryAfter',
@@ -173,6 +181,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
   if (raw.budget === false || raw.budget === null) budget = null;
   else if (raw.budget !== undefined)
     budget = validateBudgetConfig(raw.budget, joinPath(path, 'budget'), issues) ?? null;
+  const retryBreaker = validateRetryBreaker(raw.retryBreaker, joinPath(path, 'retryBreaker'), issues) ?? null;
   const retryOn = compileRetryOn(raw.retryOn ?? DEFAULT_RETRY_ON, joinPath(path, 'retryOn'), issues);
   const honorRetryAfter = readBoolean(raw, 'honorRetryAfter', true, path, issues);
   const maxRetryAfterMs =
@@ -215,6 +224,7 @@ export function validateRetryConfig(input: unknown, path = ''): RetryConfigValid
       perTryTimeoutMs,
       backoff,
       budget,
+      retryBreaker,
       retryOn,
       honorRetryAfter,
       maxRetryAfterMs,

@@ -5,6 +5,7 @@ import { createRandom, type Random } from '../core/random.js';
 import type { RequestTraits } from '../core/types.js';
 import { ATTEMPT_HEADER, type InboundHop } from '../hop/hop.js';
 import { createBudget, type RetryBudget } from './budget.js';
+import { RetryBreakerGate } from './retry-breaker.js';
 import { RetryCall } from './retry-call.js';
 import { type ResolvedRetryConfig, type RetryPolicyConfig, resolveRetryConfig } from './retry-config.js';
 import { RetryCounters, type RetryStats } from './retry-stats.js';
@@ -96,6 +97,9 @@ export class RetryPolicy {
         budgets.delete(oldest);
       }
       budget = createBudget(this.resolved.budget);
+      const breaker = this.resolved.retryBreaker;
+      // @ko retry-breaker-built
+      if (breaker !== null) budget = new RetryBreakerGate(budget, breaker);
       budgets.set(upstream, budget);
       this.recentUpstream = upstream;
       // @eq retry-upstream-recentupstream
@@ -112,18 +116,21 @@ export class RetryPolicy {
 
   /**
    * Changes the configuration at run time (keys not given keep their value). Calls in flight see the new values at
-   * their next decision; a token bucket keeps its fill ratio (gRPC rescales tokens); other budget changes start afresh.
+   * their next decision; a token bucket keeps its fill ratio (gRPC rescales tokens); other budget changes, and any
+   * change of retryBreaker, start the budgets and breakers afresh.
    */
   update(config: RetryPolicyConfig): void {
     const merged = { ...this.rawConfig, ...config };
     const { config: resolved, warnings } = resolveRetryConfig(merged);
     const before = this.resolved.budget;
     const after = resolved.budget;
-    if (before?.kind === 'token-bucket' && after?.kind === 'token-bucket') {
-      for (const budget of this.budgets.values()) {
+    const sameBreaker = JSON.stringify(this.resolved.retryBreaker) === JSON.stringify(resolved.retryBreaker);
+    if (sameBreaker && before?.kind === 'token-bucket' && after?.kind === 'token-bucket') {
+      for (const held of this.budgets.values()) {
+        const budget = held instanceof RetryBreakerGate ? held.inner : held;
         (budget as unknown as { reconfigure(o: { maxTokens: number; tokenRatio: number }): void }).reconfigure(after);
       }
-    } else if (JSON.stringify(before) !== JSON.stringify(after)) {
+    } else if (!sameBreaker || JSON.stringify(before) !== JSON.stringify(after)) {
       this.budgets.clear();
       this.defaultBudget = null;
       this.recentUpstream = null;

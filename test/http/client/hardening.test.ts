@@ -277,6 +277,17 @@ describe('bad options fail loudly, at once (item 8)', () => {
     expect(() => createFetch({ policy: { maxAtempts: 2 } as never })).toThrow(
       'policy.maxAtempts: unknown key; did you mean maxAttempts?',
     );
+    // The retry limits of issue #27: a rate budget, Brooker's bucket and retry breaker, checked the same way.
+    createFetch({
+      policy: { budget: { kind: 'rate', perSecond: 20 }, retryBreaker: { failureRate: 0.2, window: '10s' } },
+    });
+    createFetch({ policy: { budget: { kind: 'deposit-bucket', deposit: 0.1, cost: 1, maxTokens: 10 } } });
+    expect(() => createFetch({ policy: { budget: { kind: 'rate', perSecond: Number.NaN } } })).toThrow(
+      'policy.budget.perSecond: must be a number of retries a second',
+    );
+    expect(() => createFetch({ policy: { retryBreaker: { failureRate: 0 } } })).toThrow(
+      'policy.retryBreaker.failureRate: must be a number between 0 and 1',
+    );
   });
 
   it.each([

@@ -23,6 +23,7 @@ import { PACKAGE_KNOCKOUTS } from './package.js';
 import { PENDING_KNOCKOUTS } from './pending.js';
 import { REPORT_KNOCKOUTS } from './report.js';
 import { REPORT2_KNOCKOUTS } from './report2.js';
+import { RETRY_LIMITS_KNOCKOUTS } from './retry-limits.js';
 import { SIM_BOUNDS_KNOCKOUTS } from './sim-bounds.js';
 import { SURFACE_KNOCKOUTS } from './surface.js';
 import { THROTTLE_KNOCKOUTS } from './throttle.js';
@@ -402,4 +403,5 @@ export const KNOCKOUTS: Knockout[] = [
   ...EVENTS2_KNOCKOUTS,
   ...ALGORITHM_KNOCKOUTS,
   ...THROTTLE_KNOCKOUTS,
+  ...RETRY_LIMITS_KNOCKOUTS,
 ];
