@@ -1,16 +1,11 @@
 // `seawall simulate` on files that are no scenario (/dev/zero, a FIFO, one through extends:, 5 MB): a clear refusal, fast.
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../support/cli-child.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// The CLI from source through tsx: nothing is built, and a knock-out in the source is what runs.
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-// The child's own peak RSS (kB on Linux), printed as it exits: no wrapper process that could outlive a kill.
-const RSS_PRELOAD = `data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss='+process.resourceUsage().maxRSS+'\\n'))`;
 /** A refusal takes 1–7 s here (tsx's start, on a loaded 2-core box); a knocked-out reader hangs until this kills it. */
 const LIMIT_MS = 25_000;
 /** Far above a refusal (about 150 MB with tsx), far below reading /dev/zero or a 5 MB scenario (GBs, 100s of MB). */
@@ -19,52 +14,9 @@ const RSS_LIMIT_KB = 400 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'seawall-simulate-files-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderr: string;
-  ms: number;
-  maxRssKb: number | null;
-}
+type Run = CliRun;
 
-function simulate(target: string): Promise<Run> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', RSS_PRELOAD, MAIN, 'simulate', target], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    if (stderr.length < 100_000) stderr += String(d);
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-  timer.unref();
-  // A knocked-out reader on /dev/zero grows by GBs a second: it is killed at twice the limit, not left to the OOM killer.
-  const watch = setInterval(() => {
-    try {
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-      if (rss > 2 * RSS_LIMIT_KB) child.kill('SIGKILL');
-    } catch {
-      // gone, or no /proc
-    }
-  }, 20);
-  watch.unref();
-  return new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(watch);
-      const rss = /maxrss=(\d+)/.exec(stderr);
-      resolve({
-        code,
-        signal,
-        stderr: stderr.replace(/maxrss=\d+\n/, ''),
-        ms: Date.now() - started,
-        maxRssKb: rss === null ? null : Number(rss[1]),
-      });
-    });
-  });
-}
+const simulate = (target: string): Promise<Run> => runCli(['simulate', target], LIMIT_MS, RSS_LIMIT_KB);
 
 function expectRefused(run: Run, line: RegExp): void {
   expect(run.signal, `killed after ${LIMIT_MS} ms: ${run.stderr.slice(0, 300)}`).toBeNull();

@@ -1,16 +1,9 @@
-// `seawall simulate` on a flood into an unbounded queue (issue #25 item 6): stopped at maxLive, in seconds, in bounded RSS.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CliRun, runCli } from '../support/cli-child.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// The CLI from source through tsx: nothing is built, and a knock-out in the source is what runs.
-const MAIN = join(ROOT, 'src', 'cli', 'main.ts');
-// The child's own peak RSS (kB on Linux), printed as it exits: no wrapper process that could outlive a kill.
-const RSS_PRELOAD = `data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss='+process.resourceUsage().maxRSS+'\\n'))`;
 /** The stop takes about 9 s here (tsx's start and a million arrivals, on a loaded 2-core box); unbounded, 76 s. */
 const LIMIT_MS = 60_000;
 /** The stop peaks at about 380 MB; unbounded, the same run peaked at 1.6 GB (killed here at twice this bound). */
@@ -19,62 +12,9 @@ const RSS_LIMIT_KB = 600 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'seawall-simulate-limits-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-  maxRssKb: number | null;
-}
+type Run = CliRun;
 
-function simulate(target: string): Promise<Run> {
-  const started = Date.now();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--import', RSS_PRELOAD, MAIN, 'simulate', target, '--json'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.on('data', (d: Buffer) => {
-    if (stdout.length < 100_000) stdout += String(d);
-  });
-  child.stderr?.on('data', (d: Buffer) => {
-    if (stderr.length < 100_000) stderr += String(d);
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-  timer.unref();
-  // Without the bound the run grows by hundreds of MB a second: killed at twice the limit, not left to the OOM killer.
-  const watch = setInterval(() => {
-    try {
-      const rss = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
-      if (rss > 2 * RSS_LIMIT_KB) child.kill('SIGKILL');
-    } catch {
-      // gone, or no /proc
-    }
-  }, 20);
-  watch.unref();
-  return new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      clearInterval(watch);
-      const rss = /maxrss=(\d+)/.exec(stderr);
-      resolve({
-        code,
-        signal,
-        stdout,
-        stderr: stderr.replace(/maxrss=\d+\n/, ''),
-        ms: Date.now() - started,
-        maxRssKb: rss === null ? null : Number(rss[1]),
-      });
-    });
-  });
-}
+const simulate = (target: string): Promise<Run> => runCli(['simulate', target, '--json'], LIMIT_MS, RSS_LIMIT_KB);
 
 describe('seawall simulate holds at most maxLive requests and events at once', () => {
   it(

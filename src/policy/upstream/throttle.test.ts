@@ -106,6 +106,25 @@ describe('gates', () => {
   });
 });
 
+describe('a NaN or infinite now (a broken clock in a driver)', () => {
+  it.each([Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY])(
+    'with %d: the counts stay numbers and the window moves on afterwards',
+    (bad) => {
+      const t = new AdaptiveThrottle(adaptive({ window: '10s', minRequests: 1 }));
+      for (let i = 0; i < 10; i++) {
+        t.sent();
+        t.ended(i === 0 ? bad : 0, OWN_503);
+      }
+      expect(t.probability(bad)).toBeCloseTo(10 / 11, 10);
+      expect(t.stats(1_000)).toMatchObject({ requests: 10, accepts: 0 });
+      expect(t.probability(10_000)).toBe(0); // forgotten one window later, as with a sound clock
+      t.sent();
+      t.ended(10_500, OK);
+      expect(t.stats(10_500)).toMatchObject({ requests: 1, accepts: 1 });
+    },
+  );
+});
+
 describe('what counts as a rejection: the callee itself saying "too much"', () => {
   it.each<[string, Outcome, boolean]>([
     ['its own 503', OWN_503, true],

@@ -80,8 +80,13 @@ export class AdaptiveThrottle {
     this.bucketMs = this.config.windowMs / WINDOW_BUCKETS;
   }
 
-  /** Moves the window to `nowMs`: buckets older than the window are emptied. Time going back changes nothing. */
+  /**
+   * Moves the window to `nowMs`: buckets older than the window are emptied. Time going back changes nothing, and so
+   * does a NaN or infinite `now` (a NaN bucket would lose every count after it; an infinite one freeze the window).
+   */
   private advance(nowMs: number): void {
+    // @ko throttle-finite-now
+    if (!Number.isFinite(nowMs)) return;
     const bucket = Math.floor(Math.max(0, nowMs) / this.bucketMs);
     const current = this.current;
     if (bucket <= current) return;

@@ -95,4 +95,12 @@ export const THROTTLE_KNOCKOUTS: Knockout[] = [
     replace: 'if (false) {',
     tests: ['src/mesh/export-throttle.test.ts'],
   },
+  {
+    id: 'throttle-finite-now',
+    mechanism: "a NaN or infinite now leaves the throttle's window and counts as they were",
+    mark: 'throttle-finite-now',
+    find: 'if (!Number.isFinite(nowMs)) return;',
+    replace: 'void 0;',
+    tests: ['src/policy/upstream/throttle.test.ts'],
+  },
 ];
